@@ -1,0 +1,33 @@
+# Two entry points (see README): `make demo` runs the main job, `make test` the checks.
+# Both build .venv from nothing with only python3 and pip.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck pytest clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev,bigquery]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/agent-telemetry events
+
+lint: $(STAMP)
+	$(BIN)/ruff check agent_telemetry tests bench
+	$(BIN)/ruff format --check agent_telemetry tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
