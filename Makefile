@@ -5,6 +5,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The BigQuery-API emulator the BigQuery integration tests start (its own venv, see
+# tests/views/bigquery/emulator-requirements.txt).
+EMU_VENV := .venv-bqemulator
+EMU_STAMP := $(EMU_VENV)/.installed
+EMU_REQUIREMENTS := tests/views/bigquery/emulator-requirements.txt
 
 .PHONY: demo test lint typecheck pytest clean
 
@@ -13,6 +18,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,bigquery]'
 	touch $(STAMP)
+
+$(EMU_STAMP): $(EMU_REQUIREMENTS)
+	$(PYTHON) -m venv $(EMU_VENV)
+	$(EMU_VENV)/bin/pip install --quiet --upgrade pip
+	$(EMU_VENV)/bin/pip install --quiet -r $(EMU_REQUIREMENTS)
+	$(EMU_VENV)/bin/python -c "from duckdb_extensions import import_extension; import_extension('spatial')"
+	touch $(EMU_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/agent-telemetry events
@@ -24,10 +36,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(EMU_STAMP)
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(EMU_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
