@@ -44,7 +44,8 @@ def test_real_client_round_trips_a_nested_table_through_the_emulator(
     )
     assert errors == []
     rows = bq_client.query(
-        f"SELECT jsonPayload.lane AS lane, jsonPayload.invalid_fields AS bad FROM `{PROJECT}.{source}.sink`",
+        "SELECT jsonPayload.lane AS lane, jsonPayload.invalid_fields AS bad"
+        f" FROM `{PROJECT}.{source}.sink`",
         retry=bq_retry,
     ).result(retry=bq_retry)
     assert [(r.lane, list(r.bad)) for r in rows] == [("public", ["x"])]
