@@ -138,7 +138,7 @@ SELECT
   'lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('lane' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.lane__present
@@ -156,7 +156,7 @@ SELECT
   'status' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('status' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.status__present
@@ -177,7 +177,7 @@ SELECT
   'reason' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('reason' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.reason__present
@@ -208,7 +208,7 @@ SELECT
   'error_class' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('error_class' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.error_class__present
@@ -240,7 +240,7 @@ SELECT
   'queue_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('queue_wait_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.queue_wait_ms__present
@@ -262,7 +262,7 @@ SELECT
   'queue_position' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('queue_position' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.queue_position__present
@@ -284,7 +284,7 @@ SELECT
   'user_runs_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('user_runs_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.user_runs_today__present
@@ -305,7 +305,7 @@ SELECT
   'user_tokens_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('user_tokens_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.user_tokens_today__present
@@ -326,7 +326,7 @@ SELECT
   'attempts' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('attempts' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.attempts__present
@@ -348,7 +348,7 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.duration_ms__present
@@ -370,7 +370,7 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.model_calls__present
@@ -392,7 +392,7 @@ SELECT
   'tier' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('tier' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.tier__present
@@ -410,7 +410,7 @@ SELECT
   'kind' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('kind' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.kind__present
@@ -428,7 +428,7 @@ SELECT
   'refusal' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('refusal' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.refusal__present
@@ -456,7 +456,7 @@ SELECT
   'error' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('error' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.error__present
@@ -485,7 +485,7 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.duration_ms__present
@@ -507,7 +507,7 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.model_calls__present
@@ -529,7 +529,7 @@ SELECT
   'pipeline_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('pipeline_runs' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.pipeline_runs__present
@@ -551,7 +551,7 @@ SELECT
   'theme' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('theme' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.theme__present
@@ -569,7 +569,7 @@ SELECT
   'render_lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('render_lane' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.render_lane__present
@@ -587,7 +587,7 @@ SELECT
   'slot_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('slot_wait_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.slot_wait_ms__present
@@ -609,7 +609,7 @@ SELECT
   'render_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('render_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.render_ms__present
@@ -631,7 +631,7 @@ SELECT
   'passed' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('passed' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.passed__present
@@ -649,7 +649,7 @@ SELECT
   'attempt' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('attempt' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.attempt__present
@@ -671,7 +671,7 @@ SELECT
   'provider' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('provider' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.provider__present
@@ -692,7 +692,7 @@ SELECT
   'state' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('state' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.state__present
@@ -713,7 +713,7 @@ SELECT
   'probe' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('probe' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.probe__present
@@ -731,7 +731,7 @@ SELECT
   'retry_after_s' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('retry_after_s' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.retry_after_s__present
@@ -753,7 +753,7 @@ SELECT
   'blocked_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('blocked_runs' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.blocked_runs__present

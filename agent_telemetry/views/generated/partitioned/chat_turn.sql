@@ -50,7 +50,7 @@ WITH lines AS (
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
     SAFE_CAST(sink.jsonPayload.pipeline_runs AS FLOAT64) AS pipeline_runs,
-    sink.jsonPayload.invalid_fields AS invalid_fields
+    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout` AS sink
   WHERE
     sink.jsonPayload.event = 'chat_turn'

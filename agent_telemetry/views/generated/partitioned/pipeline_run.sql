@@ -66,7 +66,7 @@ WITH lines AS (
     SAFE_CAST(sink.jsonPayload.attempts AS FLOAT64) AS attempts,
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
-    sink.jsonPayload.invalid_fields AS invalid_fields
+    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout` AS sink
   WHERE
     sink.jsonPayload.event = 'pipeline_run'

@@ -46,7 +46,7 @@ WITH lines AS (
     SAFE_CAST(sink.jsonPayload.render_ms AS FLOAT64) AS render_ms,
     SAFE_CAST(sink.jsonPayload.passed AS BOOL) AS passed,
     SAFE_CAST(sink.jsonPayload.attempt AS FLOAT64) AS attempt,
-    sink.jsonPayload.invalid_fields AS invalid_fields
+    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
   WHERE
     sink.jsonPayload.event = 'pipeline_render'

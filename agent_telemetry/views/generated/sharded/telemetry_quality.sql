@@ -37,7 +37,7 @@ WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
-    sink.jsonPayload.invalid_fields AS invalid_fields,
+    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     NOT sink.jsonPayload.lane IS NULL AS lane__present,
     SAFE_CAST(sink.jsonPayload.lane AS STRING) AS lane,
@@ -68,7 +68,7 @@ WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
-    sink.jsonPayload.invalid_fields AS invalid_fields,
+    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     NOT sink.jsonPayload.tier IS NULL AS tier__present,
     SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
@@ -91,7 +91,7 @@ WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
-    sink.jsonPayload.invalid_fields AS invalid_fields,
+    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     NOT sink.jsonPayload.theme IS NULL AS theme__present,
     SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
@@ -112,7 +112,7 @@ WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
-    sink.jsonPayload.invalid_fields AS invalid_fields,
+    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     NOT sink.jsonPayload.provider IS NULL AS provider__present,
     SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
@@ -134,7 +134,7 @@ SELECT
   'lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('lane' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.lane__present
@@ -152,7 +152,7 @@ SELECT
   'status' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('status' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.status__present
@@ -173,7 +173,7 @@ SELECT
   'reason' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('reason' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.reason__present
@@ -204,7 +204,7 @@ SELECT
   'error_class' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('error_class' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.error_class__present
@@ -236,7 +236,7 @@ SELECT
   'queue_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('queue_wait_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.queue_wait_ms__present
@@ -258,7 +258,7 @@ SELECT
   'queue_position' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('queue_position' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.queue_position__present
@@ -280,7 +280,7 @@ SELECT
   'user_runs_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('user_runs_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.user_runs_today__present
@@ -301,7 +301,7 @@ SELECT
   'user_tokens_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('user_tokens_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.user_tokens_today__present
@@ -322,7 +322,7 @@ SELECT
   'attempts' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('attempts' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.attempts__present
@@ -344,7 +344,7 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.duration_ms__present
@@ -366,7 +366,7 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_run_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_run_lines.model_calls__present
@@ -388,7 +388,7 @@ SELECT
   'tier' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('tier' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.tier__present
@@ -406,7 +406,7 @@ SELECT
   'kind' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('kind' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.kind__present
@@ -424,7 +424,7 @@ SELECT
   'refusal' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('refusal' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.refusal__present
@@ -452,7 +452,7 @@ SELECT
   'error' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('error' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.error__present
@@ -481,7 +481,7 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.duration_ms__present
@@ -503,7 +503,7 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.model_calls__present
@@ -525,7 +525,7 @@ SELECT
   'pipeline_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(chat_turn_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('pipeline_runs' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     chat_turn_lines.pipeline_runs__present
@@ -547,7 +547,7 @@ SELECT
   'theme' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('theme' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.theme__present
@@ -565,7 +565,7 @@ SELECT
   'render_lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('render_lane' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.render_lane__present
@@ -583,7 +583,7 @@ SELECT
   'slot_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('slot_wait_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.slot_wait_ms__present
@@ -605,7 +605,7 @@ SELECT
   'render_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('render_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.render_ms__present
@@ -627,7 +627,7 @@ SELECT
   'passed' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('passed' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.passed__present
@@ -645,7 +645,7 @@ SELECT
   'attempt' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(pipeline_render_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('attempt' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     pipeline_render_lines.attempt__present
@@ -667,7 +667,7 @@ SELECT
   'provider' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('provider' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.provider__present
@@ -688,7 +688,7 @@ SELECT
   'state' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('state' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.state__present
@@ -709,7 +709,7 @@ SELECT
   'probe' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('probe' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.probe__present
@@ -727,7 +727,7 @@ SELECT
   'retry_after_s' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('retry_after_s' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.retry_after_s__present
@@ -749,7 +749,7 @@ SELECT
   'blocked_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(provider_status_lines.unknown_fields > 0) AS lines_with_unknown_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
   COUNTIF('blocked_runs' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
     provider_status_lines.blocked_runs__present
