@@ -118,7 +118,7 @@ def _prepare(query: str, layout: Layout) -> tuple[Scope, list[str], dict[str, An
     table = _source_table(tree)
     if table is None:
         raise _Unreadable("does not read exactly one sink table")
-    schema = {table[0]: {table[1]: {table[2]: table_columns(layout)}}}
+    schema: dict[str, Any] = {table[0]: {table[1]: {table[2]: table_columns(layout)}}}
     try:
         qualified = qualify(
             tree, schema=schema, dialect=DIALECT, validate_qualify_columns=False, identify=False
