@@ -11,7 +11,7 @@ EMU_VENV := .venv-bqemulator
 EMU_STAMP := $(EMU_VENV)/.installed
 EMU_REQUIREMENTS := tests/views/bigquery/emulator-requirements.txt
 
-.PHONY: demo test lint typecheck pytest clean
+.PHONY: demo test lint typecheck pytest views-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +30,8 @@ demo: $(STAMP)
 	$(BIN)/agent-telemetry events
 
 lint: $(STAMP)
-	$(BIN)/ruff check agent_telemetry tests bench
-	$(BIN)/ruff format --check agent_telemetry tests bench
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -39,7 +39,11 @@ typecheck: $(STAMP)
 pytest: $(STAMP) $(EMU_STAMP)
 	$(BIN)/pytest -q
 
-test: lint typecheck pytest
+# CI drift check: the committed view SQL and docs/telemetry.md must match the models.
+views-check: $(STAMP)
+	$(BIN)/agent-telemetry views build --check
+
+test: lint typecheck pytest views-check
 
 clean:
 	rm -rf $(VENV) $(EMU_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
