@@ -10,7 +10,10 @@ CLI stay cheap):
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
-  committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
+  committed SQL for every layout and the data dictionary ``docs/telemetry.md``;
+- BigQuery deployment (the ``[bigquery]`` extra): ``BigQueryWarehouse.connect(...)``,
+  ``make_plan(warehouse, config) -> DeploymentPlan``, ``approve(plan, by) -> Approval``,
+  ``apply_plan(warehouse, config, approval) -> ApplyResult``.
 """
 
 from __future__ import annotations
@@ -32,6 +35,17 @@ from agent_telemetry.views._describe import ENVELOPE_NAMES, QUALITY_VIEW
 from agent_telemetry.views._sink import PAYLOAD_COLUMN, sink_schema
 
 if TYPE_CHECKING:
+    from agent_telemetry.views._bigquery_apply import ApplyResult, apply_plan
+    from agent_telemetry.views._bigquery_approval import (
+        Approval,
+        ApprovalError,
+        approve,
+        read_approval,
+        write_approval,
+    )
+    from agent_telemetry.views._bigquery_client import BigQueryWarehouse
+    from agent_telemetry.views._bigquery_plan import DeploymentPlan, PlanError, make_plan
+    from agent_telemetry.views._bigquery_types import BigQueryError
     from agent_telemetry.views._bindings import (
         BindingViolation,
         binding_violations,
@@ -54,6 +68,18 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
+    "ApplyResult": "_bigquery_apply",
+    "apply_plan": "_bigquery_apply",
+    "Approval": "_bigquery_approval",
+    "ApprovalError": "_bigquery_approval",
+    "approve": "_bigquery_approval",
+    "read_approval": "_bigquery_approval",
+    "write_approval": "_bigquery_approval",
+    "BigQueryWarehouse": "_bigquery_client",
+    "DeploymentPlan": "_bigquery_plan",
+    "PlanError": "_bigquery_plan",
+    "make_plan": "_bigquery_plan",
+    "BigQueryError": "_bigquery_types",
     "BindingViolation": "_bindings",
     "binding_violations": "_bindings",
     "column_lineage": "_bindings",
@@ -86,16 +112,25 @@ __all__ = [
     "LAYOUTS",
     "PAYLOAD_COLUMN",
     "QUALITY_VIEW",
+    "ApplyResult",
+    "Approval",
+    "ApprovalError",
+    "BigQueryError",
+    "BigQueryWarehouse",
     "BindingViolation",
     "BuildResult",
     "ColumnDoc",
     "ConfigError",
     "DeploymentConfig",
+    "DeploymentPlan",
     "Layout",
+    "PlanError",
     "SourceConfig",
     "TargetConfig",
     "ViewBuildError",
     "ViewDefinition",
+    "apply_plan",
+    "approve",
     "binding_violations",
     "build",
     "column_lineage",
@@ -103,8 +138,11 @@ __all__ = [
     "expected_sources",
     "generate_views",
     "load_config",
+    "make_plan",
     "parse_config",
+    "read_approval",
     "sink_schema",
     "sql_path",
     "view_lineage",
+    "write_approval",
 ]

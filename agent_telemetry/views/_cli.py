@@ -86,3 +86,14 @@ def sink_schema_command(layout: str) -> None:
     from agent_telemetry.views._sink import sink_schema
 
     click.echo(json.dumps(sink_schema(layout), indent=2))  # type: ignore[arg-type]
+
+
+from agent_telemetry.views._bigquery_cli import (  # noqa: E402
+    apply_command,
+    approve_command,
+    plan_command,
+)
+
+views.add_command(plan_command)
+views.add_command(approve_command)
+views.add_command(apply_command)
