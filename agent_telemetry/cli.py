@@ -49,3 +49,9 @@ def events(only: str | None) -> None:
                 field.description,
             )
         console.print(table)
+
+
+from agent_telemetry.check._cli import check, lock  # noqa: E402
+
+main.add_command(lock)
+main.add_command(check)

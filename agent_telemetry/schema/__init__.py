@@ -4,7 +4,33 @@ Imports nothing heavier than pydantic: services and the emitter depend on it.
 """
 
 from agent_telemetry.schema._base import TelemetryEvent, count, flag
+from agent_telemetry.schema._compat import (
+    COMPAT_RULES,
+    Change,
+    Classification,
+    CompatException,
+    CompatOutcome,
+    CompatRule,
+    apply_exceptions,
+    classify,
+    compare,
+    near_identical,
+)
 from agent_telemetry.schema._errors import SchemaRuleError
+from agent_telemetry.schema._lock import (
+    LOCK_PATH,
+    LockedEvent,
+    LockedField,
+    LockFormatError,
+    SchemaLock,
+    build_lock,
+    dump_lock,
+    load_lock,
+    lock_json,
+    lock_lines,
+    parse_lock,
+    read_lock,
+)
 from agent_telemetry.schema._rules import RULES, Rule, looks_like_identifier, sanitise_column
 from agent_telemetry.schema._spec import EventSpec, FieldSpec, event_spec
 from agent_telemetry.schema.buckets import (
@@ -35,14 +61,24 @@ from agent_telemetry.schema.events import (
 )
 
 __all__ = [
+    "COMPAT_RULES",
     "EVENTS",
+    "LOCK_PATH",
     "RULES",
+    "Change",
     "ChatTier",
     "ChatTurn",
+    "Classification",
+    "CompatException",
+    "CompatOutcome",
+    "CompatRule",
     "ErrorClass",
     "EventSpec",
     "FieldSpec",
     "Lane",
+    "LockFormatError",
+    "LockedEvent",
+    "LockedField",
     "PipelineRender",
     "PipelineRun",
     "Probe",
@@ -55,16 +91,28 @@ __all__ = [
     "RunReason",
     "RunStatus",
     "RunsToday",
+    "SchemaLock",
     "SchemaRuleError",
     "TelemetryEvent",
     "Theme",
     "TokensToday",
     "TurnError",
     "TurnKind",
+    "apply_exceptions",
+    "build_lock",
+    "classify",
+    "compare",
     "count",
+    "dump_lock",
     "event_spec",
     "flag",
+    "load_lock",
+    "lock_json",
+    "lock_lines",
     "looks_like_identifier",
+    "near_identical",
+    "parse_lock",
+    "read_lock",
     "runs_today_bucket",
     "sanitise_column",
     "tokens_today_bucket",
