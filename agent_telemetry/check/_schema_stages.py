@@ -65,7 +65,9 @@ def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]]) -> str:
             f"Fix: bump {model.__name__}.schema_version to {change.version + 1} "
             f"(a new view; version {change.version} is kept), or add {exception}."
         )
-    return f"Fix: restore the locked entry, or add {exception}."
+    if model is None:
+        return f"Fix: keep the model (services may still emit it), or add {exception}."
+    return f"Fix: restore the locked entry of version {change.version}, or add {exception}."
 
 
 def _location(

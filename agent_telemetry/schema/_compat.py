@@ -426,8 +426,7 @@ def _sink_column_same_type(base: SchemaLock, current: SchemaLock) -> Iterator[Ch
                     version,
                     f.name,
                     f"sink column {column} is {clash[0]} (from {clash[1]}.{clash[3]} "
-                    f"v{clash[2]}); a {f.type} field cannot share it, even in a new version: "
-                    "choose a new name",
+                    f"v{clash[2]}); a {f.type} field cannot share it, even in a new version",
                 )
             columns.setdefault(column, []).append((f.type, name, version, f.name))
 

@@ -190,7 +190,7 @@ def read_lock(path: Path) -> SchemaLock | None:
 
 _EVENT_LINE = re.compile(r'^ {4}"([^"]+)": \{$')
 _VERSION_LINE = re.compile(r'^ {6}"(\d+)": \{$')
-_FIELD_LINE = re.compile(r'^ {10}"name": "([^"]+)",$')
+_FIELD_LINE = re.compile(r'^ {12}"name": "([^"]+)",$')
 
 
 def lock_lines(text: str) -> dict[tuple[str, int | None, str | None], int]:
