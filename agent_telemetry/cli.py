@@ -52,6 +52,9 @@ def events(only: str | None) -> None:
 
 
 from agent_telemetry.check._cli import check, lock  # noqa: E402
+from agent_telemetry.views._cli import sink_schema_command, views  # noqa: E402
 
+main.add_command(views)
+main.add_command(sink_schema_command)
 main.add_command(lock)
 main.add_command(check)
