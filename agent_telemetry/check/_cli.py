@@ -48,9 +48,20 @@ class UsageFailure(click.ClickException):
     default=None,
     help="Schema lock to check (default: the package's schema.lock.json).",
 )
+@click.option(
+    "--schema-only",
+    is_flag=True,
+    help="Run the definition, lock and compatibility stages only (well under a second; "
+    "for a pre-commit hook). CI runs everything.",
+)
 @click.pass_context
 def check(
-    ctx: click.Context, config: Path, against: str | None, fmt: str, lock_path: Path | None
+    ctx: click.Context,
+    config: Path,
+    against: str | None,
+    fmt: str,
+    lock_path: Path | None,
+    schema_only: bool,
 ) -> None:
     """Run every check CI needs: definition rules, schema lock, compatibility, views.
 
@@ -60,7 +71,7 @@ def check(
     from agent_telemetry.check import CheckUsageError, render, run_check
 
     try:
-        report = run_check(config, against=against, lock_path=lock_path)
+        report = run_check(config, against=against, lock_path=lock_path, views=not schema_only)
     except CheckUsageError as exc:
         raise UsageFailure(str(exc)) from None
     click.echo(render(report, fmt), nl=False)
@@ -88,7 +99,6 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     Older versions of a bumped event keep their entries. A breaking change to a locked
     version is written only when an [[exceptions]] entry in the config covers it.
     """
-    from agent_telemetry.check._config import ConfigError, exceptions_from, read_config
     from agent_telemetry.check._definition import load_models
     from agent_telemetry.check._format import text_line
 
@@ -110,11 +120,12 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
         event_spec,
         read_lock,
     )
+    from agent_telemetry.views import ConfigError, load_config
 
+    if config is None and DEFAULT_CONFIG.is_file():
+        config = DEFAULT_CONFIG
     try:
-        if config is None and DEFAULT_CONFIG.is_file():
-            config = DEFAULT_CONFIG
-        exceptions = () if config is None else exceptions_from(read_config(config), config)
+        exceptions = () if config is None else load_config(config).exceptions
     except ConfigError as exc:
         raise UsageFailure(str(exc)) from None
     path = lock_path or LOCK_PATH

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_telemetry.check._config import ConfigError, exceptions_from, read_config
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
 from agent_telemetry.check._definition import load_models
 from agent_telemetry.check._findings import CheckReport
 from agent_telemetry.check._git import GitRefError, lock_at_ref
+
+LATER_STAGES = ("lock", "compat", "bindings", "generated", "versions")
 
 
 class CheckUsageError(Exception):
@@ -21,18 +22,21 @@ def run_check(
     against: str | None = None,
     lock_path: Path | None = None,
     models_module: str = "agent_telemetry.schema",
+    views: bool = True,
 ) -> CheckReport:
-    """Run every stage. Raises CheckUsageError for what is the caller's mistake."""
+    """Run every stage. Raises CheckUsageError for what is the caller's mistake.
+
+    ``views=False`` leaves out the three view stages (the schema stages alone take a
+    fraction of a second; the view stages read SQL back with sqlglot).
+    """
     report = CheckReport(against=against)
-    try:
-        raw_config = read_config(config_path)
-    except ConfigError as exc:
-        raise CheckUsageError(str(exc)) from None
+    if not config_path.is_file():
+        raise CheckUsageError(f"config {config_path} not found (pass --config)")
 
     models, findings = load_models(models_module)
     report.stage(DEFINITION_STAGE, findings, "" if models is None else f"{len(models)} events")
     if models is None:
-        for stage in ("lock", "compat"):
+        for stage in LATER_STAGES:
             report.skip(stage, "the models do not load")
         return report
 
@@ -51,9 +55,10 @@ def run_check(
         event_spec,
         load_lock,
     )
+    from agent_telemetry.views import ConfigError, load_config
 
     try:
-        exceptions = exceptions_from(raw_config, config_path)
+        config = load_config(config_path)
     except ConfigError as exc:
         raise CheckUsageError(str(exc)) from None
     lock_path = lock_path or LOCK_PATH
@@ -79,7 +84,39 @@ def run_check(
         raise CheckUsageError(f"{exc} (delete it and run `agent-telemetry lock`)") from None
 
     findings, report.classification = compat_findings(
-        base, current, exceptions, models, lock_text, lock_path
+        base, current, config.exceptions, models, lock_text, lock_path
     )
     report.stage(COMPAT_STAGE, findings, base_note)
+
+    if not views:
+        for stage in LATER_STAGES[2:]:
+            report.skip(stage, "not asked for")
+        return report
+
+    from agent_telemetry.check._view_stages import (
+        BINDINGS_STAGE,
+        GENERATED_STAGE,
+        VERSIONS_STAGE,
+        binding_findings,
+        generated_drift,
+        kept_view_findings,
+    )
+    from agent_telemetry.views import ViewBuildError, generate_views
+
+    found, checked = binding_findings(models)
+    report.stage(BINDINGS_STAGE, found, f"{checked} committed views read back")
+    retired = sum(
+        1 for name, version, _ in current.versions() if version < models[name].schema_version
+    )
+    try:
+        report.stage(GENERATED_STAGE, generated_drift(config_path))
+        # Generating again costs a second; only a bumped event has older views to look for.
+        generated = generate_views(config) if retired else ()
+    except ViewBuildError as exc:
+        raise CheckUsageError(f"the views cannot be generated: {exc}") from None
+    report.stage(
+        VERSIONS_STAGE,
+        kept_view_findings(current, models, generated, lock_text, lock_path),
+        f"{retired} older version(s) locked",
+    )
     return report

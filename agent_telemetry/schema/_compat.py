@@ -521,10 +521,21 @@ def classify(changes: Iterable[Change], event: str | None = None) -> Classificat
 # --- reviewed exceptions ----------------------------------------------------------------
 
 
-class CompatException(BaseModel):
-    """A reviewed breaking change: ``[[exceptions]]`` in the deployment config."""
+class ExceptionEntryError(ValueError):
+    """An ``[[exceptions]]`` entry is malformed; the message names the key, not its value."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+
+_EXCEPTABLE = tuple(r.id for r in COMPAT_RULES if r.id != "DESCRIPTION_EDIT")
+
+
+class CompatException(BaseModel):
+    """A reviewed breaking change: an ``[[exceptions]]`` entry in the deployment config.
+
+    It lets exactly one rule pass for one event (and one field, for field rules), in
+    every version, for as long as it stays in the config.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     rule: str
     event: str
@@ -534,25 +545,26 @@ class CompatException(BaseModel):
     @field_validator("rule")
     @classmethod
     def _known_rule(cls, rule: str) -> str:
-        if rule not in COMPAT_RULE_IDS or rule == "DESCRIPTION_EDIT":
-            known = ", ".join(r.id for r in COMPAT_RULES if r.id != "DESCRIPTION_EDIT")
-            raise ValueError(f"unknown compatibility rule {rule!r}; known: {known}")
+        if rule not in _EXCEPTABLE:
+            raise ExceptionEntryError(
+                f"not a compatibility rule that can be excepted; one of: {', '.join(_EXCEPTABLE)}"
+            )
         return rule
 
     @field_validator("reason")
     @classmethod
     def _has_reason(cls, reason: str) -> str:
         if not reason.strip():
-            raise ValueError("an exception needs a reason (why breaking readers is acceptable)")
+            raise ExceptionEntryError("empty: say why breaking readers is acceptable")
         return reason.strip()
 
     @model_validator(mode="after")
     def _field_matches_scope(self) -> CompatException:
         scope = next(r.scope for r in COMPAT_RULES if r.id == self.rule)
         if scope == "event" and self.field is not None:
-            raise ValueError(f"{self.rule} is about whole events: leave out field")
+            raise ExceptionEntryError(f"{self.rule} is about whole events: leave out field")
         if scope != "event" and self.field is None:
-            raise ValueError(f"{self.rule} is about one field: name it in field")
+            raise ExceptionEntryError(f"{self.rule} is about one field: name it in field")
         return self
 
     def covers(self, change: Change) -> bool:

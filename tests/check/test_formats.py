@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_telemetry.check import FORMATS, CheckReport, render
+from agent_telemetry.check import FORMATS, CheckReport, Finding, render
 from agent_telemetry.check._schema_stages import compat_findings
 from agent_telemetry.schema import EVENTS, LOCK_PATH, dump_lock
-from tests.schema.copies import Mutation, mutated
-from tests.schema.test_compat import BASE, BREAKING
+from tests.schema.copies import LockData, Mutation, field, mutated
+from tests.schema.test_compat import ADDITIVE, BASE, BREAKING
 
 EVENTS_FILE = Path(__file__).parents[2] / "agent_telemetry" / "schema" / "events.py"
 
@@ -51,9 +51,7 @@ def test_the_rule_id_is_in_every_format(mutation: Mutation, rule: str, fmt: str)
 
 
 def test_a_field_annotation_points_at_the_field_in_the_models() -> None:
-    def narrow(d: dict) -> None:  # type: ignore[type-arg]
-        from tests.schema.copies import field
-
+    def narrow(d: LockData) -> None:
         field(d, "pipeline_run", "attempts")["le"] = 5  # the base was wider: models narrowed it
 
     report = CheckReport()
@@ -67,8 +65,6 @@ def test_a_field_annotation_points_at_the_field_in_the_models() -> None:
 
 
 def test_github_escapes_what_would_break_a_workflow_command() -> None:
-    from agent_telemetry.check import Finding
-
     report = CheckReport()
     report.stage("x", [Finding("x", "RULE", "a%b\nc", file="a,b:c.py", line=3)])
     out = render(report, "github")
@@ -76,8 +72,6 @@ def test_github_escapes_what_would_break_a_workflow_command() -> None:
 
 
 def test_additions_are_notices_not_errors() -> None:
-    from tests.schema.test_compat import ADDITIVE
-
     for _, mutation, rule in ADDITIVE:
         report = report_for(mutation)
         assert report.exit_code == 0

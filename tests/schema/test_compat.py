@@ -396,12 +396,12 @@ def test_an_event_level_exception_covers_an_event_delete() -> None:
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ({"rule": "NO_SUCH_RULE", "event": "e", "field": "f", "reason": "r"}, "unknown"),
+        ({"rule": "NO_SUCH_RULE", "event": "e", "field": "f", "reason": "r"}, "not a compat"),
         ({"rule": "BOUND_NO_NARROW", "event": "e", "reason": "r"}, "name it in field"),
         ({"rule": "EVENT_NO_DELETE", "event": "e", "field": "f", "reason": "r"}, "leave out"),
         ({"rule": "BOUND_NO_NARROW", "event": "e", "field": "f", "reason": " "}, "reason"),
         ({"rule": "BOUND_NO_NARROW", "event": "e", "field": "f"}, "reason"),
-        ({"rule": "DESCRIPTION_EDIT", "event": "e", "field": "f", "reason": "r"}, "unknown"),
+        ({"rule": "DESCRIPTION_EDIT", "event": "e", "field": "f", "reason": "r"}, "not a compat"),
     ],
 )
 def test_malformed_exceptions_are_rejected(entry: dict[str, Any], message: str) -> None:
