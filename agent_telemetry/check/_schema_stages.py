@@ -45,7 +45,7 @@ def lock_drift(current: SchemaLock, lock_text: str | None, lock_path: Path) -> l
         min(len(old), len(new)) + 1,
     )
     message = (
-        f"{shown} does not match the models (first difference at line {line}); "
+        f"the lock does not match the models (first difference at line {line}); "
         "run `agent-telemetry lock` and commit it"
     )
     return [Finding(LOCK_STAGE, "LOCK_DRIFT", message, file=shown, line=min(line, len(old) or 1))]

@@ -59,7 +59,7 @@ def binding_findings(
                     Finding(
                         BINDINGS_STAGE,
                         "VIEW_BINDING",
-                        f"{layout} view column {problem.column}: {problem.problem}",
+                        f"{layout} view: {problem.problem}",
                         event=spec.name,
                         field=column,
                         file=display_path(path),
@@ -69,25 +69,28 @@ def binding_findings(
     return findings, checked
 
 
-_FILE = re.compile(r"^--- (?:a/)?(.+)$")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
 def _first_changed_lines(diff: str) -> dict[str, int]:
     """For each file of a unified diff, the old-file line of its first change."""
     lines: dict[str, int] = {}
+    rows = diff.splitlines()
     name: str | None = None
     line = 0
-    for text in diff.splitlines():
-        if match := _FILE.match(text):
-            name = match.group(1)
+    for i, text in enumerate(rows):
+        # A removed SQL comment also starts with "---": a header is followed by "+++".
+        if text.startswith("--- ") and i + 1 < len(rows) and rows[i + 1].startswith("+++ "):
+            name, line = text[4:].removeprefix("a/"), 0
+        elif text.startswith("+++ ") and line == 0:
+            continue
         elif (match := _HUNK.match(text)) and name is not None:
             line = int(match.group(1))
         elif name is not None and name not in lines and line:
-            if text.startswith((" ",)):
+            if text.startswith(("-", "+")):
+                lines[name] = line
+            else:
                 line += 1
-            elif text.startswith(("-", "+")):
-                lines[name] = max(line, 1)
     return lines
 
 
@@ -102,7 +105,7 @@ def drift_findings(result: BuildResult) -> list[Finding]:
             Finding(
                 GENERATED_STAGE,
                 "GENERATED_DRIFT",
-                f"{shown} {what}; run `agent-telemetry views build` and commit the result",
+                f"{what}; run `agent-telemetry views build` and commit the result",
                 file=shown,
                 line=first.get(os.path.relpath(path)),
             )

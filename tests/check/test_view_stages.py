@@ -60,15 +60,17 @@ def test_a_column_reading_another_key_is_unbound(sql_dir: Path) -> None:
 def test_a_hand_edit_is_drift_at_its_line(sql_dir: Path, tmp_path: Path) -> None:
     docs = tmp_path / "telemetry.md"
     build(CONFIG, sql_dir=sql_dir, docs_path=docs)  # a clean copy of docs, too
-    path = sql_dir / "sharded" / "chat_turn.sql"
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    lines[9] = "  -- a reviewer's note\n"
-    path.write_text("".join(lines), encoding="utf-8")
+    for layout, view, index in (("partitioned", "chat_turn", 9), ("sharded", "pipeline_run", 30)):
+        path = sql_dir / layout / f"{view}.sql"
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        lines[index] = "  -- a reviewer's note\n"
+        path.write_text("".join(lines), encoding="utf-8")
     (sql_dir / "analytics" / "provider_status.sql").unlink()
     findings = drift_findings(build(CONFIG, check=True, sql_dir=sql_dir, docs_path=docs))
     by_file = {Path(f.file or "").name: f for f in findings}
-    assert set(by_file) == {"chat_turn.sql", "provider_status.sql"}
+    assert set(by_file) == {"chat_turn.sql", "pipeline_run.sql", "provider_status.sql"}
     assert by_file["chat_turn.sql"].line == 10
+    assert by_file["pipeline_run.sql"].line == 31
     assert "is missing" in by_file["provider_status.sql"].message
     assert all(f.rule == "GENERATED_DRIFT" for f in findings)
     assert "title=GENERATED_DRIFT" in rendered(findings, "github")
