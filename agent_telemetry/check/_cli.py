@@ -109,7 +109,7 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
         ctx.exit(1)
         return
 
-    from agent_telemetry.check._locate import display_path
+    from agent_telemetry.check._paths import display_path
     from agent_telemetry.check._schema_stages import compat_findings
     from agent_telemetry.schema import (
         LOCK_PATH,

@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from agent_telemetry.check._findings import Finding
+from agent_telemetry.check._paths import display_path
 
 STAGE = "definition"
 _SCHEMA_ERROR_ATTRS = ("model", "field", "rule", "detail")
@@ -57,8 +58,6 @@ def _field_line(file: str, class_line: int, field: str) -> int:
 
 def definition_finding(exc: BaseException) -> Finding:
     """A finding for a ``SchemaRuleError``: rule, model, field and the line to fix."""
-    from agent_telemetry.check._locate import display_path
-
     model: str = getattr(exc, "model", "?")
     field: str | None = getattr(exc, "field", None)
     file: str | None = None
@@ -70,7 +69,7 @@ def definition_finding(exc: BaseException) -> Finding:
     return Finding(
         stage=STAGE,
         rule=getattr(exc, "rule", "DEFINITION"),
-        message=f"{model}: {getattr(exc, 'detail', exc)}",
+        message=str(getattr(exc, "detail", exc)),
         event=model,
         field=field,
         file=file,

@@ -12,19 +12,10 @@ import re
 from pathlib import Path
 from types import ModuleType
 
+from agent_telemetry.check._paths import display_path
 from agent_telemetry.schema import TelemetryEvent, lock_lines
 
 Location = tuple[str | None, int | None]
-
-
-def display_path(path: str | Path) -> str:
-    """``path`` relative to the working directory when it lies below it (annotations
-    want repository paths), else absolute."""
-    resolved = Path(path).resolve()
-    try:
-        return resolved.relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return resolved.as_posix()
 
 
 def model_location(model: type[TelemetryEvent], field: str | None = None) -> Location:

@@ -10,11 +10,11 @@ from pathlib import Path
 from agent_telemetry.check._findings import Finding, Severity
 from agent_telemetry.check._locate import (
     Location,
-    display_path,
     lock_location,
     model_location,
     module_line,
 )
+from agent_telemetry.check._paths import display_path
 from agent_telemetry.schema import (
     Change,
     CompatException,

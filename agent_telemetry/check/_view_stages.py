@@ -9,7 +9,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from agent_telemetry.check._findings import Finding
-from agent_telemetry.check._locate import display_path, lock_location
+from agent_telemetry.check._locate import lock_location
+from agent_telemetry.check._paths import display_path
 from agent_telemetry.schema import SchemaLock, TelemetryEvent, event_spec
 from agent_telemetry.views import (
     GENERATED_DIR,

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
+import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -274,3 +277,33 @@ def test_lock_writes_a_breaking_change_an_exception_covers(tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     assert "pipeline_run breaking" in result.output
     assert path.read_text(encoding="utf-8") == LOCK_PATH.read_text(encoding="utf-8")
+
+
+ENTRY_POINT = "from agent_telemetry.cli import main; main()"
+
+
+def test_a_broken_model_in_the_package_is_reported_not_raised(tmp_path: Path) -> None:
+    """On a copy of the package with a model that breaks a rule, the real entry point
+    still runs: ``check`` reports rule, field and line, and exits 1."""
+    shutil.copytree(REPO / "agent_telemetry", tmp_path / "agent_telemetry")
+    shutil.copy(CONFIG, tmp_path / "telemetry.toml")
+    events = tmp_path / "agent_telemetry" / "schema" / "events.py"
+    source = events.read_text(encoding="utf-8")
+    anchor = '    pipeline_runs: int | None = count(0, 60, "Pipeline runs the turn started.")\n'
+    bad = '    session_id: int | None = count(0, 9, "Whose turn it was.")\n'
+    events.write_text(source.replace(anchor, anchor + bad), encoding="utf-8")
+    line = events.read_text(encoding="utf-8").splitlines().index(bad.rstrip("\n")) + 1
+    run = subprocess.run(
+        [sys.executable, "-c", ENTRY_POINT, "check", "--format", "github"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    assert (
+        f"::error file=agent_telemetry/schema/events.py,line={line},"
+        "title=FIELD_NAME_NO_IDENTIFIER::FIELD_NAME_NO_IDENTIFIER ChatTurn.session_id: "
+    ) in run.stdout
