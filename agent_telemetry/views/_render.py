@@ -142,6 +142,16 @@ def _check_payload_keys(tree: exp.Expr, source: SourcePlan, what: str) -> None:
                 raise ViewBuildError(f"{what}: unsupported JSON path into {source.payload}")
 
 
+def _check_tables(tree: exp.Expr, source: SourcePlan, what: str) -> None:
+    """The only table a view reads is the sink (CTEs aside): no schema, no checked columns."""
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    for table in tree.find_all(exp.Table):
+        if not table.db and table.name in ctes:
+            continue
+        if (table.catalog, table.db, table.name) != (source.project, source.dataset, source.table):
+            raise ViewBuildError(f"{what}: reads a table other than the configured sink")
+
+
 def json_path_key(path: exp.Expr | None) -> str | None:
     """The single key of a ``'$.key'`` JSON path, or None for any other path."""
     if not isinstance(path, exp.JSONPath):
@@ -168,6 +178,7 @@ def compile_query(sql: str, source: SourcePlan, what: str) -> str:
         )
     except (ParseError, OptimizeError) as exc:
         raise ViewBuildError(f"{what}: {exc}") from exc
+    _check_tables(qualified, source, what)
     _check_payload_keys(qualified, source, what)
     # Qualifying lowercases identifiers (BigQuery column names are case-insensitive);
     # give the payload column back the spelling readers know from the sink table.
