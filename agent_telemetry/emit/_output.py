@@ -57,15 +57,12 @@ class LineWriter:
         self._binary = _is_binary(stream) if stream is not None else False
         self._last_stdout: object = None
 
-    def _target(self) -> tuple[Any, bool]:
-        stream = self._stream
-        if stream is not None:
-            return stream, self._binary
+    def _stdout(self) -> Any:
         stream = sys.stdout
         if stream is not self._last_stdout:
             self._binary = _is_binary(stream)
             self._last_stdout = stream
-        return stream, self._binary
+        return stream
 
     def info(self, line: bytes, record: Record) -> Record | None:
         """Write ``line`` with one ``write`` (then ``flush``); count it; return ``record``.
@@ -81,8 +78,10 @@ class LineWriter:
                     sink.append(record)
             else:
                 try:
-                    stream, binary = self._target()
-                    if not binary:
+                    stream = self._stream
+                    if stream is None:
+                        stream = self._stdout()
+                    if not self._binary:
                         stream.write(line.decode())
                     elif isinstance(stream, io.RawIOBase):
                         _write_all(stream, line)

@@ -86,8 +86,10 @@ def build_record(_logger: WrappedLogger, _method: str, event_dict: EventDict) ->
         "schema_version": plan.schema_version,
         "severity": SEVERITY,
         "time": time,
-        **values,
     }
+    for name, value in values.items():
+        if value is not None:
+            record[name] = value
     if invalid:
         record["invalid_fields"] = list(invalid)
     if unknown:
