@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from agent_telemetry.emit._config import SHARED, configure, settings
-
-Record = dict[str, Any]
+from agent_telemetry.emit._processors import Record
 
 
 @contextmanager

@@ -10,13 +10,17 @@ from typing import IO, Any
 
 from structlog import BoundLoggerBase
 
-from agent_telemetry.emit._output import LineWriter, Record, Shared
-from agent_telemetry.emit._processors import PROCESSORS
+from agent_telemetry.emit._output import LineWriter, Shared
+from agent_telemetry.emit._processors import PROCESSORS, Record
 from agent_telemetry.emit._validate import RejectReason
 
 
 class TelemetryLogger(BoundLoggerBase):
     """Runs one event through the chain and returns the record written (or None)."""
+
+    @property
+    def strict(self) -> bool:
+        return bool(self._context["strict"])
 
     def emit(self, event: object, fields: dict[str, Any]) -> Record | None:
         # structlog's own event-dict assembly and processor loop; the chain never drops an

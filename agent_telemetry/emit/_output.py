@@ -16,9 +16,7 @@ import threading
 from typing import IO, Any
 
 from agent_telemetry.emit._counters import Counters
-from agent_telemetry.emit._processors import REJECTED_EVENT
-
-Record = dict[str, Any]
+from agent_telemetry.emit._processors import REJECTED_EVENT, Record
 
 
 class Shared:

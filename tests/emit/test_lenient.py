@@ -146,6 +146,8 @@ WEIRD: dict[str, Callable[[], object]] = {
     "deep_dict": lambda: deep_dict(sys.getrecursionlimit() + 100),
     "nan": lambda: float("nan"),
     "int_4000_digits": lambda: 10**4000,
+    "int_past_str_limit": lambda: 10**5000,  # str() of it raises ValueError
+    "lone_surrogate": lambda: "\ud800public",
     "bytes": lambda: b"\xff\xfe",
     "object": object,
     "function": lambda: print,
@@ -190,6 +192,7 @@ EVENT_ARGS: dict[str, tuple[Callable[[], object], RejectReason | None]] = {
     "unknown_name": (lambda: "user_signed_up", RejectReason.UNKNOWN_EVENT),
     "upper_case_name": (lambda: "PIPELINE_RUN", RejectReason.UNKNOWN_EVENT),
     "email_as_name": (lambda: "jane.doe@example.com", RejectReason.UNKNOWN_EVENT),
+    "lone_surrogate": (lambda: "\ud800", RejectReason.UNKNOWN_EVENT),
     "hostile_str_known": (lambda: HostileStr("pipeline_run"), None),
     "hostile_str_unknown": (lambda: HostileStr("nope"), RejectReason.UNKNOWN_EVENT),
     "none": (lambda: None, RejectReason.BAD_EVENT_TYPE),
