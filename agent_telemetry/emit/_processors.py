@@ -34,6 +34,7 @@ _NO_KWARGS: dict[str, Any] = {}  # structlog only unpacks it; never mutated
 
 
 def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    """``event`` -> ``plan``, or ``reason`` (strict mode raises instead)."""
     event = event_dict.get("event")  # structlog leaves the key out when event is None
     if type(event) is str:
         plan = plan_by_name(event)
@@ -59,6 +60,7 @@ def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -
 
 
 def validate_fields(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    """``fields`` -> ``checked`` (strict mode raises on any invalid or unknown field)."""
     plan = event_dict.get("plan")
     if plan is None:
         return event_dict
