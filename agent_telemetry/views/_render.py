@@ -127,7 +127,7 @@ def _check_payload_keys(tree: exp.Expr, source: SourcePlan, what: str) -> None:
     sqlglot qualifies top-level columns against the schema but not the keys inside a
     STRUCT or JSON value, so those are checked here.
     """
-    known = payload_types(source.layout)
+    known = payload_types()
     payload = source.payload.lower()
     for dot in tree.find_all(exp.Dot):
         base = dot.this

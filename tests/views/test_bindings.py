@@ -175,11 +175,11 @@ def test_a_constant_column_is_caught() -> None:
     }
 
 
-def test_sql_that_does_not_parse_is_a_violation() -> None:
-    assert _problems("SELECT lane FROM") == {("*", "does not parse as a BigQuery query (")} or (
-        {v.column for v in binding_violations("SELECT lane FROM", _spec("pipeline_run"), "sharded")}
-        == {"*"}
-    )
+def test_sql_that_does_not_parse_or_reads_no_sink_is_a_violation() -> None:
+    (broken,) = binding_violations("SELECT lane FROM", _spec("pipeline_run"), "sharded")
+    assert (broken.column, broken.problem[:36]) == ("*", "does not parse as a BigQuery query (")
+    (tableless,) = binding_violations("SELECT 1 AS lane", _spec("pipeline_run"), "sharded")
+    assert str(tableless) == "pipeline_run.*: does not read exactly one sink table"
 
 
 # --- mutations of the templates ----------------------------------------------------
