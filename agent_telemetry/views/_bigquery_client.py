@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from agent_telemetry.views._bigquery_types import BigQueryError, DryRun, TableField, TableState
 
 ENDPOINT_ENV = "AGENT_TELEMETRY_BQ_ENDPOINT"
+DEADLINE_ENV = "AGENT_TELEMETRY_BQ_DEADLINE"
 DEFAULT_RETRY_DEADLINE_S = 120.0
 _MESSAGE_LIMIT = 400
 
@@ -62,6 +63,20 @@ def check_endpoint(endpoint: str) -> str:
     return endpoint.rstrip("/")
 
 
+def retry_deadline_from_env() -> float:
+    """``$AGENT_TELEMETRY_BQ_DEADLINE`` seconds (default 120): how long one call may retry."""
+    raw = os.environ.get(DEADLINE_ENV)
+    if raw is None or not raw.strip():
+        return DEFAULT_RETRY_DEADLINE_S
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BigQueryError(f"${DEADLINE_ENV} must be a number of seconds") from None
+    if not 0 < value <= 3600:
+        raise BigQueryError(f"${DEADLINE_ENV} must be between 0 and 3600 seconds")
+    return value
+
+
 def _api_errors() -> tuple[type[BaseException], ...]:
     return (
         api_exceptions.GoogleAPIError,
@@ -92,7 +107,7 @@ class BigQueryWarehouse:
         *,
         project: str,
         endpoint: str | None = None,
-        retry_deadline_s: float = DEFAULT_RETRY_DEADLINE_S,
+        retry_deadline_s: float | None = None,
     ) -> BigQueryWarehouse:
         """A client for ``endpoint`` (or ``$AGENT_TELEMETRY_BQ_ENDPOINT``) with anonymous
         credentials; without one, the user's default Google credentials and project.
@@ -101,6 +116,8 @@ class BigQueryWarehouse:
         default credentials name no project.
         """
         endpoint = endpoint or os.environ.get(ENDPOINT_ENV) or None
+        if retry_deadline_s is None:
+            retry_deadline_s = retry_deadline_from_env()
         if endpoint is not None:
             endpoint = check_endpoint(endpoint)
             client = bigquery.Client(

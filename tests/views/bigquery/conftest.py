@@ -1,158 +1,40 @@
 """A real BigQuery API on loopback: ``bqemulator`` in its own venv, driven by the real client.
 
-The emulator is started once per session with ``--rest-port 0 --grpc-port 0``: the kernel
-picks free loopback ports and the emulator reports the REST port it bound in its
-``rest.listen`` log line, so there is no window in which another process can take a port
-we probed. If it cannot start, every test here fails with the reason and the tail of its
-log: these tests never skip (``make test`` builds the emulator's venv first).
+The emulator starts once per session (see ``emulator.py``). If it cannot start, every
+test here fails with the reason and the tail of its log: these tests never skip, and
+``make test`` builds the emulator's venv first.
 
-Known emulator gaps these tests are designed around (bqemulator 1.4.0):
-- ``tables.get`` of a view returns no ``view.query``: what was applied is read back from
-  labels, and a view's output columns from a dry run of ``SELECT * FROM view``;
+Emulator gaps (bqemulator 1.4.0) the deployment is designed around, not tested less:
+- ``tables.get`` of a view returns no ``view.query``: what was applied is recorded in
+  labels, and a view's output columns are read from a dry run of ``SELECT *`` from it;
 - ``tables.patch`` of a schema changes the catalog only, not the DuckDB storage, so a
-  field added to the sink is listed by ``get_table`` but not yet queryable
-  (``resync_emulator_storage`` below does what BigQuery does itself);
-- a label set to null in a patch is a 500, which the client retries for ten minutes:
-  every call here passes a short retry deadline.
+  field added to the sink is listed by ``get_table`` but not queryable until
+  ``helpers.resync_emulator_storage`` does what BigQuery does by itself;
+- a 500 (e.g. a label patched to null) is retried by the client for ten minutes: every
+  call passes a short retry deadline.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import signal
-import subprocess
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
-EMULATOR_ENV = "AGENT_TELEMETRY_BQEMULATOR"
-DEFAULT_EMULATOR = REPO / ".venv-bqemulator" / "bin" / "bqemulator"
-PROJECT = "at-emulator"
-START_TIMEOUT_S = 90.0  # two shared cores; a cold start takes a few seconds
-STOP_TIMEOUT_S = 15.0
+from agent_telemetry.views import BigQueryWarehouse, DeploymentConfig, parse_config
+from tests.views.bigquery.emulator import PROJECT, Emulator, EmulatorError, running_emulator
+
 RETRY_DEADLINE_S = 20.0
-
-
-@dataclass(frozen=True)
-class Emulator:
-    endpoint: str
-    project: str
-    log: Path
-
-
-def _tail(path: Path, lines: int = 25) -> str:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "(no log)"
-    return "\n".join(text.splitlines()[-lines:]) or "(empty log)"
-
-
-def _bound_rest_port(log: Path) -> int | None:
-    try:
-        text = log.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if '"rest.listen"' not in line:
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if record.get("event") == "rest.listen" and isinstance(record.get("port"), int):
-            return int(record["port"])
-    return None
-
-
-def _ready(endpoint: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{endpoint}/readyz", timeout=2) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=STOP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=STOP_TIMEOUT_S)
 
 
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
-    executable = Path(os.environ.get(EMULATOR_ENV, DEFAULT_EMULATOR))
-    if not executable.is_file():
-        pytest.fail(
-            f"bqemulator not found at {executable}: run `make .venv-bqemulator/.installed` "
-            f"or set {EMULATOR_ENV} to its path",
-            pytrace=False,
-        )
-    workdir = tmp_path_factory.mktemp("bqemulator")
-    log = workdir / "emulator.log"
-    command = [
-        str(executable),
-        "start",
-        "--rest-host",
-        "127.0.0.1",
-        "--rest-port",
-        "0",
-        "--grpc-host",
-        "127.0.0.1",
-        "--grpc-port",
-        "0",
-        "--project",
-        PROJECT,
-        "--ephemeral",
-        "--log-format",
-        "json",
-        "--log-level",
-        "info",
-    ]
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=workdir
-        )
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        endpoint = None
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(
-                    f"bqemulator exited with code {process.returncode} before it was ready; "
-                    f"log tail:\n{_tail(log)}",
-                    pytrace=False,
-                )
-            port = _bound_rest_port(log)
-            if port is not None:
-                endpoint = f"http://127.0.0.1:{port}"
-                if _ready(endpoint):
-                    break
-            time.sleep(0.1)
-        else:
-            pytest.fail(
-                f"bqemulator was not ready within {START_TIMEOUT_S:.0f}s "
-                f"(REST endpoint: {endpoint or 'not bound'}); log tail:\n{_tail(log)}",
-                pytrace=False,
-            )
-        assert endpoint is not None
-        yield Emulator(endpoint=endpoint, project=PROJECT, log=log)
-    finally:
-        _stop(process)
+        with running_emulator(tmp_path_factory.mktemp("bqemulator")) as server:
+            yield server
+    except EmulatorError as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -175,6 +57,13 @@ def bq_retry() -> Any:
     return DEFAULT_RETRY.with_deadline(RETRY_DEADLINE_S)
 
 
+@pytest.fixture(scope="session")
+def warehouse(bq_client: Any, emulator: Emulator) -> BigQueryWarehouse:
+    return BigQueryWarehouse(
+        bq_client, endpoint=emulator.endpoint, retry_deadline_s=RETRY_DEADLINE_S
+    )
+
+
 _counter = itertools.count()
 
 
@@ -186,3 +75,14 @@ def dataset_names(bq_client: Any, bq_retry: Any) -> tuple[str, str]:
     for name in (source, target):
         bq_client.create_dataset(f"{PROJECT}.{name}", retry=bq_retry)
     return source, target
+
+
+@pytest.fixture
+def deployment(dataset_names: tuple[str, str]) -> DeploymentConfig:
+    source, target = dataset_names
+    return parse_config(
+        {
+            "source": {"project": PROJECT, "dataset": source, "layout": "partitioned"},
+            "target": {"project": PROJECT, "dataset": target},
+        }
+    )

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.views.bigquery.conftest import EMULATOR_ENV, PROJECT, REPO
+from tests.views.bigquery.emulator import EMULATOR_ENV, PROJECT, REPO
 
 
 def test_real_client_round_trips_a_nested_table_through_the_emulator(
