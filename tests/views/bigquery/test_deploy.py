@@ -69,7 +69,8 @@ def test_first_apply_creates_every_view_and_they_read_the_emitted_lines(
 
     result = apply_plan(warehouse, loaded, approve(plan, APPROVER))
 
-    assert result.ok and not result.refused
+    assert result.ok
+    assert not result.refused
     assert [(r.name, r.outcome) for r in result.results] == [(v.name, "created") for v in views]
     target = f"{loaded.target.project}.{loaded.target.dataset}"
     runs = rows(
@@ -152,7 +153,8 @@ def test_first_apply_creates_every_view_and_they_read_the_emitted_lines(
 
     for view in views:
         state = warehouse.get_table(view.table_id)
-        assert state is not None and state.kind == "VIEW"
+        assert state is not None
+        assert state.kind == "VIEW"
         assert state.description == view.description
         assert [(f.name, f.description) for f in state.schema] == [
             (c.name, c.description) for c in view.columns
@@ -172,12 +174,14 @@ def test_plan_after_apply_is_unchanged_and_a_second_apply_is_a_no_op(
 
     after = make_plan(warehouse, loaded)
     assert {v.action for v in after.views} == {"unchanged"}
-    assert not after.pending and after.exit_code() == 0
+    assert not after.pending
+    assert after.exit_code() == 0
     again = apply_plan(warehouse, loaded, approval)
     fresh = apply_plan(warehouse, loaded, approve(after, APPROVER))
 
     for result in (again, fresh):
-        assert result.ok and not result.wrote
+        assert result.ok
+        assert not result.wrote
         assert {r.outcome for r in result.results} == {"unchanged"}
     assert modified(warehouse, loaded) == before
 
@@ -242,7 +246,8 @@ def test_a_model_change_plans_an_update_and_an_older_approval_writes_nothing(
     v3 = event_views(loaded, with_lane_members("batch", "bulk"))
     before = snapshot(warehouse, v3)
     refused = apply_plan(warehouse, loaded, approved_v2, views=v3)
-    assert not refused.ok and not refused.wrote
+    assert not refused.ok
+    assert not refused.wrote
     assert refused.refused == ("pipeline_run: its generated definition changed since approval",)
     assert snapshot(warehouse, v3) == before
 
@@ -296,7 +301,8 @@ def test_a_view_edited_outside_the_tool_is_drifted_and_not_overwritten_without_a
 
     refused = apply_plan(warehouse, loaded, approval, views=views)
 
-    assert not refused.ok and not refused.wrote
+    assert not refused.ok
+    assert not refused.wrote
     assert [r.split(":")[0] for r in refused.refused] == ["chat_turn", "pipeline_render"]
     assert all(r.endswith("rerun with --adopt to overwrite it") for r in refused.refused)
     assert snapshot(warehouse, views) == before
@@ -346,7 +352,8 @@ def test_a_view_or_table_this_tool_did_not_create_is_not_overwritten(
 
     for adopt in (False, True):
         result = apply_plan(warehouse, loaded, approval, views=views, adopt=adopt)
-        assert not result.ok and not result.wrote
+        assert not result.ok
+        assert not result.wrote
         reasons = [r.split(":")[0] for r in result.refused]
         # --adopt may take over a view, never replace a table.
         assert reasons == (["chat_turn"] if adopt else ["chat_turn", "provider_status"])
