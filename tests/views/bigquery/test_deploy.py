@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from agent_telemetry.views import (
+    BigQueryError,
     BigQueryWarehouse,
     DeploymentConfig,
     apply_plan,
@@ -374,3 +375,153 @@ def test_a_view_or_table_this_tool_did_not_create_is_not_overwritten(
         ("provider_status", "adopted"),
     ]
     assert warehouse.get_table(status.table_id).labels["team"] == "growth"
+
+
+def self_made_sink_schema() -> list[dict[str, Any]]:
+    """The sink as Cloud Logging creates it: numbers typed FLOAT, and no column for the
+    keys never logged yet (here ``attempts`` and ``model_calls``)."""
+    from agent_telemetry.views import sink_schema
+
+    schema = sink_schema()
+    for field in schema:
+        if field["name"] == "jsonPayload":
+            field["fields"] = [
+                {**f, "type": "FLOAT"} if f["type"] == "INTEGER" else f
+                for f in field["fields"]
+                if f["name"] not in ("attempts", "model_calls")
+            ]
+    return schema
+
+
+def test_a_dry_run_failure_blocks_apply_and_patch_sink_fixes_it(
+    warehouse: BigQueryWarehouse, bq_client: Any, bq_retry: Any, deployment: DeploymentConfig
+) -> None:
+    from tests.views.bigquery.helpers import resync_emulator_storage, sink_id
+
+    lines = emitted_lines(
+        [
+            ("pipeline_run", {"lane": "public", "status": "ok", "queue_wait_ms": 5}),
+            ("chat_turn", {"tier": "admin", "kind": "action", "duration_ms": 40}),
+        ]
+    )
+    create_sink(
+        bq_client, bq_retry, deployment, [log_entry(x) for x in lines], self_made_sink_schema()
+    )
+    original = warehouse.get_table(sink_id(deployment)).schema
+    views = event_views(deployment)
+
+    plan = make_plan(warehouse, deployment, views)
+    assert plan.sink.missing_paths == (
+        "jsonPayload.attempts INTEGER",
+        "jsonPayload.model_calls INTEGER",
+    )
+    assert [v.name for v in plan.dry_run_failures] == ["pipeline_run", "chat_turn"]
+    assert "attempts" in plan.views[0].dry_run.error
+    assert plan.exit_code() == 1
+    approval = approve(plan, APPROVER)
+
+    blocked = apply_plan(warehouse, deployment, approval, views=views)
+    assert not blocked.ok
+    assert not blocked.wrote
+    assert [r.split(":")[0] for r in blocked.refused[:2]] == ["pipeline_run", "chat_turn"]
+    assert blocked.refused[2].startswith("the sink lacks 2 payload field(s); --patch-sink adds")
+    assert all(warehouse.get_table(v.table_id) is None for v in views)
+    assert warehouse.get_table(sink_id(deployment)).schema == original
+
+    patched = apply_plan(warehouse, deployment, approval, views=views, patch_sink=True)
+    assert patched.sink_patched == plan.sink.missing_paths
+    schema = warehouse.get_table(sink_id(deployment)).schema
+    payload_before = next(f for f in original if f.name == "jsonPayload")
+    payload_after = next(f for f in schema if f.name == "jsonPayload")
+    # Appended, NULLABLE, typed from the models; nothing removed, reordered or retyped.
+    assert [f for f in schema if f.name != "jsonPayload"] == [
+        f for f in original if f.name != "jsonPayload"
+    ]
+    assert payload_after.fields[: len(payload_before.fields)] == payload_before.fields
+    assert [
+        (f.name, f.type, f.mode) for f in payload_after.fields[len(payload_before.fields) :]
+    ] == [
+        ("attempts", "INTEGER", "NULLABLE"),
+        ("model_calls", "INTEGER", "NULLABLE"),
+    ]
+
+    # The emulator stores the patch in its catalog only; BigQuery applies it to the table.
+    resync_emulator_storage(bq_client, bq_retry, sink_id(deployment))
+    finished = apply_plan(warehouse, deployment, approval, views=views, patch_sink=True)
+    assert finished.ok
+    assert finished.sink_patched == ()
+    final = make_plan(warehouse, deployment, views)
+    assert {v.action for v in final.views} == {"unchanged"}
+    assert final.sink.missing == ()
+    assert final.exit_code() == 0
+    target = f"{deployment.target.project}.{deployment.target.dataset}"
+    assert rows(
+        bq_client, bq_retry, f"SELECT lane, queue_wait_ms, attempts FROM `{target}.pipeline_run`"
+    ) == [{"lane": "public", "queue_wait_ms": 5, "attempts": None}]
+
+
+class DroppedConnection(BigQueryWarehouse):
+    """The real client and server, with one call failing as a dropped connection would."""
+
+    def __init__(self, inner: BigQueryWarehouse, fail: dict[str, str]) -> None:
+        super().__init__(inner._client, retry_deadline_s=20)
+        self.fail = dict(fail)  # view name -> the call that fails for it
+
+    def _maybe_fail(self, call: str, table_id: str) -> None:
+        name = table_id.rsplit(".", 1)[-1]
+        if self.fail.get(name) == call:
+            del self.fail[name]
+            raise BigQueryError(f"{call} {table_id}: connection reset by peer")
+
+    def create_view(self, table_id: str, **kwargs: Any) -> None:
+        self._maybe_fail("create_view", table_id)
+        super().create_view(table_id, **kwargs)
+
+    def set_metadata(self, table_id: str, **kwargs: Any) -> None:
+        self._maybe_fail("set_metadata", table_id)
+        super().set_metadata(table_id, **kwargs)
+
+
+def test_a_failure_part_way_is_reported_per_view_and_a_rerun_converges(
+    warehouse: BigQueryWarehouse, loaded: DeploymentConfig
+) -> None:
+    views = event_views(loaded)
+    approval = approve(make_plan(warehouse, loaded, views), APPROVER)
+    flaky = DroppedConnection(
+        warehouse, {"chat_turn": "create_view", "pipeline_render": "set_metadata"}
+    )
+
+    first = apply_plan(flaky, loaded, approval, views=views)
+
+    assert not first.ok
+    assert [(r.name, r.outcome, r.detail) for r in first.results] == [
+        ("pipeline_run", "created", ""),
+        ("chat_turn", "failed", f"create_view {views[1].table_id}: connection reset by peer"),
+        (
+            "pipeline_render",
+            "failed",
+            f"set_metadata {views[2].table_id}: connection reset by peer",
+        ),
+        ("provider_status", "created", ""),
+    ]
+    halfway = make_plan(warehouse, loaded, views)
+    assert [(v.name, v.action) for v in halfway.views] == [
+        ("pipeline_run", "unchanged"),
+        ("chat_turn", "create"),
+        ("pipeline_render", "update"),
+        ("provider_status", "unchanged"),
+    ]
+    assert halfway.views[2].verdict.reasons == (
+        "an earlier apply stopped before it set descriptions and labels",
+    )
+
+    rerun = apply_plan(warehouse, loaded, approval, views=views)
+
+    assert rerun.ok
+    assert [(r.name, r.outcome) for r in rerun.results] == [
+        ("pipeline_run", "unchanged"),
+        ("chat_turn", "created"),
+        ("pipeline_render", "updated"),
+        ("provider_status", "unchanged"),
+    ]
+    assert {v.action for v in make_plan(warehouse, loaded, views).views} == {"unchanged"}
