@@ -18,7 +18,7 @@ import json
 import unicodedata
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -65,7 +65,10 @@ class Approval(_Strict):
             target=self.target,
             source=self.source,
             layout=self.layout,
-            views=((v.name, v.definition_sha256, v.deployed_sha256) for v in self.views),
+            views=(
+                (v.name, v.action, v.sql_sha256, v.definition_sha256, v.deployed_sha256)
+                for v in self.views
+            ),
             sink_table=self.sink.table,
             sink_missing=self.sink.missing,
         )
@@ -117,10 +120,13 @@ def write_approval(approval: Approval, path: Path) -> None:
         raise ApprovalError(f"{path}: cannot write ({type(exc).__name__})") from None
 
 
-def _parse(data: Any, origin: str) -> Approval:
+def parse_approval(text: str, origin: str = "approval") -> Approval:
+    """Validate an approval record's JSON text, then its own hash."""
     try:
-        approval = Approval.model_validate(data)
+        approval = Approval.model_validate_json(text)
     except ValidationError as exc:
+        if any(e["type"] == "json_invalid" for e in exc.errors()):
+            raise ApprovalError(f"{origin}: not JSON") from None
         where = sorted({".".join(str(p) for p in e["loc"]) or "(top level)" for e in exc.errors()})
         raise ApprovalError(f"{origin}: not an approval record ({', '.join(where)})") from None
     if approval.recomputed_hash() != approval.plan_hash:
@@ -137,11 +143,7 @@ def read_approval(path: Path) -> Approval:
         raise ApprovalError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ApprovalError(f"{path}: cannot read ({type(exc).__name__})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ApprovalError(f"{path}: not JSON (line {exc.lineno})") from None
-    return _parse(data, str(path))
+    return parse_approval(text, str(path))
 
 
 def approval_problems(approval: Approval, plan: DeploymentPlan) -> list[str]:

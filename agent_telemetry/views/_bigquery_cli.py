@@ -45,33 +45,38 @@ def _fail(exc: Exception) -> NoReturn:
     raise click.ClickException(str(exc)) from None
 
 
-def _connect(
-    config_path: Path, layout: str | None, endpoint: str | None
-) -> tuple[DeploymentConfig, Layout | None, BigQueryWarehouse]:
-    from agent_telemetry.views._bigquery_types import BigQueryError
+def _load(config_path: Path) -> DeploymentConfig:
     from agent_telemetry.views._config import ConfigError, load_config
 
     try:
-        config = load_config(config_path)
+        return load_config(config_path)
     except ConfigError as exc:
         _fail(exc)
+
+
+def _connect(config: DeploymentConfig, endpoint: str | None) -> BigQueryWarehouse:
+    from agent_telemetry.views._bigquery_types import BigQueryError
+
     try:
         from agent_telemetry.views._bigquery_client import BigQueryWarehouse
 
-        warehouse = BigQueryWarehouse.connect(project=config.target.project, endpoint=endpoint)
+        return BigQueryWarehouse.connect(project=config.target.project, endpoint=endpoint)
     except BigQueryError as exc:
         _fail(exc)
-    chosen: Layout | None = layout  # type: ignore[assignment]  # click.Choice checked it
-    return config, chosen, warehouse
+
+
+def _layout(layout: str | None) -> Layout | None:
+    return layout  # type: ignore[return-value]  # click.Choice admits only layouts
 
 
 def _plan(config_path: Path, layout: str | None, endpoint: str | None) -> DeploymentPlan:
     from agent_telemetry.views._bigquery_plan import make_plan
     from agent_telemetry.views._bigquery_types import BigQueryError
 
-    config, chosen, warehouse = _connect(config_path, layout, endpoint)
+    config = _load(config_path)
+    warehouse = _connect(config, endpoint)
     try:
-        return make_plan(warehouse, config, layout=chosen)
+        return make_plan(warehouse, config, layout=_layout(layout))
     except BigQueryError as exc:
         _fail(exc)
 
@@ -204,14 +209,15 @@ def apply_command(
     from agent_telemetry.views._bigquery_report import render_apply
     from agent_telemetry.views._bigquery_types import BigQueryError
 
+    config = _load(config_path)
     try:
         approval = read_approval(approval_path)
     except ApprovalError as exc:
         _fail(exc)
-    config, chosen, warehouse = _connect(config_path, layout, endpoint)
+    warehouse = _connect(config, endpoint)
     try:
         result = apply_plan(
-            warehouse, config, approval, layout=chosen, adopt=adopt, patch_sink=patch_sink
+            warehouse, config, approval, layout=_layout(layout), adopt=adopt, patch_sink=patch_sink
         )
     except BigQueryError as exc:
         _fail(exc)

@@ -322,11 +322,12 @@ def compute_plan_hash(
     target: str,
     source: str,
     layout: str,
-    views: Iterable[tuple[str, str, str]],
+    views: Iterable[tuple[str, str, str, str, str]],
     sink_table: str | None,
     sink_missing: Iterable[str],
 ) -> str:
-    """One hash over the target, every view's definition and the deployed state it saw."""
+    """One hash over the target, every view (name, action, SQL sha256, definition sha256,
+    deployed-state sha256) and the sink fields to add."""
     return "sha256:" + digest(
         {
             "format": PLAN_FORMAT,
@@ -403,7 +404,10 @@ def make_plan(
         target=target_name,
         source=source,
         layout=chosen,
-        views=((v.name, v.definition_sha256, v.deployed_sha256) for v in planned),
+        views=(
+            (v.name, v.action, v.view.sql_sha256, v.definition_sha256, v.deployed_sha256)
+            for v in planned
+        ),
         sink_table=sink.table_id,
         sink_missing=sink.missing_paths,
     )
