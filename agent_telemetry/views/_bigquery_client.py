@@ -38,8 +38,15 @@ except ImportError as exc:  # pragma: no cover - exercised by an install without
 
 
 def _short(exc: BaseException) -> str:
-    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    first = str(message).strip().splitlines()[0] if str(message).strip() else type(exc).__name__
+    """The server's own message (first line), without the request line the client adds."""
+    errors = getattr(exc, "errors", None)
+    message: object = None
+    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+        message = errors[0].get("message")
+    if not message:
+        message = getattr(exc, "message", None) or str(exc)
+    lines = str(message).strip().splitlines()
+    first = lines[0] if lines else type(exc).__name__
     return first if len(first) <= _MESSAGE_LIMIT else first[: _MESSAGE_LIMIT - 1] + "…"
 
 

@@ -240,7 +240,7 @@ def render_diff(view: ViewDefinition, state: TableState) -> str:
         lineterm="",
     )
     text = "\n".join(diff)
-    if text and not sql_known:
+    if not sql_known and state.labels.get(SQL_LABEL) != wanted[SQL_LABEL]:
         text += "\n(the server did not return the deployed SQL; compare sql-sha256)"
     return text
 

@@ -47,15 +47,14 @@ def loaded(bq_client: Any, bq_retry: Any, deployment: DeploymentConfig) -> Deplo
     return deployment
 
 
-def deploy(warehouse: BigQueryWarehouse, config: DeploymentConfig) -> None:
-    plan = make_plan(warehouse, config)
-    result = apply_plan(warehouse, config, approve(plan, APPROVER))
-    assert result.ok, result
+def event_views(config: DeploymentConfig, specs: tuple[Any, ...] | None = None) -> Any:
+    """The event views without telemetry_quality: the behaviour is per view, and the
+    quality view's 700-line SQL costs the emulator seconds per dry run."""
+    return generate_views(config, specs=specs)[:-1]
 
 
-def modified(warehouse: BigQueryWarehouse, config: DeploymentConfig) -> dict[str, Any]:
-    states = {v.name: warehouse.get_table(v.table_id) for v in generate_views(config)}
-    return {name: (s.modified_ms, s.labels) if s else None for name, s in states.items()}
+def snapshot(warehouse: BigQueryWarehouse, views: Any) -> dict[str, Any]:
+    return {v.name: warehouse.get_table(v.table_id) for v in views}
 
 
 def test_first_apply_creates_every_view_and_they_read_the_emitted_lines(
@@ -168,23 +167,23 @@ def test_first_apply_creates_every_view_and_they_read_the_emitted_lines(
 def test_plan_after_apply_is_unchanged_and_a_second_apply_is_a_no_op(
     warehouse: BigQueryWarehouse, loaded: DeploymentConfig
 ) -> None:
-    plan = make_plan(warehouse, loaded)
-    approval = approve(plan, APPROVER)
-    assert apply_plan(warehouse, loaded, approval).ok
-    before = modified(warehouse, loaded)
+    views = event_views(loaded)
+    approval = approve(make_plan(warehouse, loaded, views), APPROVER)
+    assert apply_plan(warehouse, loaded, approval, views=views).ok
+    before = snapshot(warehouse, views)
 
-    after = make_plan(warehouse, loaded)
+    after = make_plan(warehouse, loaded, views)
     assert {v.action for v in after.views} == {"unchanged"}
     assert not after.pending
     assert after.exit_code() == 0
-    again = apply_plan(warehouse, loaded, approval)
-    fresh = apply_plan(warehouse, loaded, approve(after, APPROVER))
+    again = apply_plan(warehouse, loaded, approval, views=views)
+    fresh = apply_plan(warehouse, loaded, approve(after, APPROVER), views=views)
 
     for result in (again, fresh):
         assert result.ok
         assert not result.wrote
         assert {r.outcome for r in result.results} == {"unchanged"}
-    assert modified(warehouse, loaded) == before
+    assert snapshot(warehouse, views) == before
 
 
 def with_lane_members(*extra: str) -> tuple[Any, ...]:
@@ -203,16 +202,6 @@ def with_lane_members(*extra: str) -> tuple[Any, ...]:
             spec = replace(spec, fields=fields)
         specs.append(spec)
     return tuple(specs)
-
-
-def event_views(config: DeploymentConfig, specs: tuple[Any, ...] | None = None) -> Any:
-    """The event views without telemetry_quality: the behaviour is per view, and the
-    quality view's 700-line SQL costs the emulator seconds per dry run."""
-    return generate_views(config, specs=specs)[:-1]
-
-
-def snapshot(warehouse: BigQueryWarehouse, views: Any) -> dict[str, Any]:
-    return {v.name: warehouse.get_table(v.table_id) for v in views}
 
 
 def test_a_model_change_plans_an_update_and_an_older_approval_writes_nothing(
