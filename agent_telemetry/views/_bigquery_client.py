@@ -30,7 +30,7 @@ try:
     from google.auth.credentials import AnonymousCredentials
     from google.cloud import bigquery
     from google.cloud.bigquery.retry import DEFAULT_JOB_RETRY, DEFAULT_RETRY
-except ImportError as exc:  # pragma: no cover - exercised by an install without the extra
+except ImportError as exc:  # tested in a subprocess that hides google.cloud.bigquery
     raise BigQueryError(
         "google-cloud-bigquery is not installed; install the extra: "
         "pip install 'agent-telemetry[bigquery]'"
@@ -134,16 +134,16 @@ class BigQueryWarehouse:
             )
             return cls(client, endpoint=endpoint, retry_deadline_s=retry_deadline_s)
         try:
-            client = bigquery.Client()
+            try:
+                client = bigquery.Client()
+            except OSError:
+                # Credentials found but no default project: bill the target's project.
+                client = bigquery.Client(project=project)
         except auth_exceptions.DefaultCredentialsError:
             raise BigQueryError(
                 "no Google credentials found: run `gcloud auth application-default login`, "
                 f"or point --endpoint / ${ENDPOINT_ENV} at a BigQuery API server"
             ) from None
-        except OSError as exc:  # the default project lookup can fail on its own
-            raise BigQueryError(f"cannot create the BigQuery client: {_short(exc)}") from None
-        if not client.project:
-            client = bigquery.Client(project=project)
         return cls(client, retry_deadline_s=retry_deadline_s)
 
     @property

@@ -4,9 +4,11 @@ extra. No server needed."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -165,3 +167,31 @@ def test_without_the_bigquery_extra_the_commands_say_how_to_install_it() -> None
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 1
     assert "pip install 'agent-telemetry[bigquery]'" in result.stderr
+
+
+def test_without_an_endpoint_or_credentials_the_error_says_how_to_log_in(tmp_path: Path) -> None:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("GOOGLE_APPLICATION_CREDENTIALS", "AGENT_TELEMETRY_BQ_ENDPOINT")
+    }
+    # No gcloud config, no home credentials, and no metadata-server probe.
+    env.update(NO_GCE_CHECK="True", CLOUDSDK_CONFIG=str(tmp_path), HOME=str(tmp_path))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from agent_telemetry.cli import main; main()",
+            "views",
+            "plan",
+            "--config",
+            str(EXAMPLE_CONFIG),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert result.returncode == 1
+    assert (
+        "no Google credentials found: run `gcloud auth application-default login`" in result.stderr
+    )
