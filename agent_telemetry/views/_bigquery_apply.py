@@ -69,12 +69,13 @@ def column_schema(
 ) -> tuple[TableField, ...]:
     """The view's schema with the generated column descriptions.
 
-    Types and modes come from the view as the server sees it (``live``: BigQuery derives
-    a view's schema from its query and rejects a patch that changes one), else from a dry
-    run of its query, else from the generated column list.
+    Names, types and modes come from a dry run of the query just written (what BigQuery
+    derives the view's schema from; a patch that changes a type or mode is rejected), else
+    from the view as the server reports it, else from the generated column list. Only the
+    descriptions are ours.
     """
-    by_name = {f.name.lower(): f for f in output}
-    by_name.update({f.name.lower(): f for f in live})
+    by_name = {f.name.lower(): f for f in live}
+    by_name.update({f.name.lower(): f for f in output})
     schema = []
     for column in view.columns:
         base = by_name.get(column.name.lower()) or TableField.from_api(column.schema_field())
