@@ -21,12 +21,13 @@ import duckdb
 from agent_telemetry.views._duckdb_types import BigQueryField, create_table_sql, quote_identifier
 from agent_telemetry.views._load_progress import LoadProgress, run_watched
 from agent_telemetry.views._load_scan import (
-    ArrayElement,
     Kind,
+    Layout,
+    Record,
     Shape,
     classify,
-    iter_array,
     iter_lines,
+    iter_records,
     sniff,
 )
 from agent_telemetry.views._load_sql import (
@@ -50,7 +51,7 @@ class FileLoad:
     """What one file held. ``records`` counts non-blank lines (or array elements)."""
 
     path: str
-    layout: Literal["lines", "array"]
+    layout: Layout
     method: Method
     records: int = 0
     loaded: int = 0
@@ -157,13 +158,13 @@ class _FileLoader:
         except OSError as error:
             raise LoadError(f"{self.path}: {error.strerror or error}") from None
         if sniffed.layout == "array":
-            return self._python(iter_array_records(self.path), "array")
+            return self._python(iter_records(self.path, "array"), "array")
         try:
             return self._duckdb(sniffed.shape)
         except duckdb.Error:
             # DuckDB refuses some files outright (invalid UTF-8, a line over its object
             # size limit); the Python reader takes any bytes, one line at a time.
-            return self._python(iter_line_records(self.path), "lines")
+            return self._python(iter_records(self.path, "lines"), "lines")
 
     def _fraction(self) -> Callable[[float], None] | None:
         progress = self.progress
@@ -208,7 +209,7 @@ class _FileLoader:
             report.loaded += int(rows)
         report.other_json = report.records - report.loaded - report.text - report.truncated
 
-    def _python(self, records: Iterator[ArrayElement], layout: Literal["lines", "array"]) -> FileLoad:
+    def _python(self, records: Iterator[Record], layout: Layout) -> FileLoad:
         report = FileLoad(str(self.path), layout, "python")
         batches: dict[Shape, list[str]] = {Shape.EMITTER: [], Shape.ENTRY: []}
         done = 0
@@ -252,14 +253,3 @@ class _FileLoader:
         ).fetchall()
         batch.clear()
         return int(rows)
-
-
-def iter_line_records(path: Path) -> Iterator[ArrayElement]:
-    for _number, raw in iter_lines(path):
-        kind, _value = classify(raw)
-        text = raw.decode("utf-8", errors="replace") if kind in (Kind.EMITTER, Kind.ENTRY) else ""
-        yield ArrayElement(kind, text, len(raw) + 1)
-
-
-def iter_array_records(path: Path) -> Iterator[ArrayElement]:
-    yield from iter_array(path)

@@ -160,15 +160,29 @@ def _skip_separators(text: str, pos: int) -> int:
 
 
 @dataclass(slots=True)
-class ArrayElement:
-    """One element of a JSON array file: its kind and raw JSON text (for DuckDB)."""
+class Record:
+    """One line or array element: its kind, and for telemetry its raw JSON text."""
 
     kind: Kind
-    text: str
-    size: int  # bytes consumed since the previous element (for progress)
+    text: str  # the raw JSON of a telemetry record (what DuckDB types), else ""
+    size: int  # bytes consumed since the previous record (for progress)
+    value: object = None  # the decoded JSON (None when not JSON)
+    position: int = 0  # 1-based line number, or element number in an array
 
 
-def iter_array(path: Path) -> Iterator[ArrayElement]:
+def iter_records(path: Path, layout: Layout) -> Iterator[Record]:
+    """Every record of a file, streamed, whichever its layout."""
+    if layout == "array":
+        yield from iter_array(path)
+        return
+    for number, raw in iter_lines(path):
+        kind, value = classify(raw)
+        telemetry = kind in (Kind.EMITTER, Kind.ENTRY)
+        text = raw.decode("utf-8", errors="replace") if telemetry else ""
+        yield Record(kind, text, len(raw) + 1, value, number)
+
+
+def iter_array(path: Path) -> Iterator[Record]:
     """The elements of a file holding one JSON array, streamed.
 
     A file cut off mid-element (an interrupted export) yields one MALFORMED element for
@@ -181,6 +195,7 @@ def iter_array(path: Path) -> Iterator[ArrayElement]:
         pos = 0
         eof = False
         started = False
+        number = 0
 
         def more() -> bool:
             nonlocal buffer, pos, eof
@@ -199,12 +214,12 @@ def iter_array(path: Path) -> Iterator[ArrayElement]:
             if pos >= len(buffer):
                 if eof or not more():
                     if started:
-                        yield ArrayElement(Kind.MALFORMED, "", 0)  # no closing bracket
+                        yield Record(Kind.MALFORMED, "", 0, None, number + 1)  # no "]"
                     return
                 continue
             if not started:
                 if buffer[pos] != "[":
-                    yield ArrayElement(Kind.MALFORMED, "", 0)
+                    yield Record(Kind.MALFORMED, "", 0, None, 1)
                     return
                 started = True
                 pos += 1
@@ -220,7 +235,7 @@ def iter_array(path: Path) -> Iterator[ArrayElement]:
             except ValueError:
                 if len(buffer) - pos < MAX_ELEMENT and not eof and more():
                     continue
-                yield ArrayElement(Kind.MALFORMED, "", len(buffer) - pos)
+                yield Record(Kind.MALFORMED, "", len(buffer) - pos, None, number + 1)
                 return
             if end >= len(buffer) and not eof and not isinstance(value, dict | list | str):
                 # A number or literal at the end of the buffer may continue in the next chunk.
@@ -228,7 +243,8 @@ def iter_array(path: Path) -> Iterator[ArrayElement]:
                     continue
             text = buffer[pos:end]
             size = len(text) if text.isascii() else len(text.encode("utf-8"))
-            yield ArrayElement(kind_of(value), text, size)
+            number += 1
+            yield Record(kind_of(value), text, size, value, number)
             pos = end
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -149,5 +149,16 @@ class Warehouse:
         )
 
     def sql(self, query: str, params: object = None) -> duckdb.DuckDBPyRelation:
-        """Run a query on the warehouse (the views are plain DuckDB views)."""
+        """A relation for ``query`` (the views are plain DuckDB views)."""
         return self.con.sql(query, params=params)
+
+    def rows(self, query: str, params: object = None) -> list[tuple[Any, ...]]:
+        """All rows of ``query``."""
+        return self.con.execute(query, params).fetchall()
+
+    def one(self, query: str, params: object = None) -> tuple[Any, ...]:
+        """The single row of ``query`` (an aggregate)."""
+        rows = self.rows(query, params)
+        if len(rows) != 1:
+            raise ValueError(f"expected one row, got {len(rows)}")
+        return rows[0]
