@@ -49,3 +49,9 @@ def events(only: str | None) -> None:
                 field.description,
             )
         console.print(table)
+
+
+from agent_telemetry.views._cli import sink_schema_command, views  # noqa: E402
+
+main.add_command(views)
+main.add_command(sink_schema_command)

@@ -1,0 +1,98 @@
+"""Generated BigQuery views over the telemetry sink, bound field by field to the models.
+
+Public API (heavy modules load on first use, so ``import agent_telemetry.views`` and the
+CLI stay cheap):
+
+- ``load_config(path) -> DeploymentConfig``: the deployment file, identifiers validated;
+- ``generate_views(config, layout=None) -> tuple[ViewDefinition, ...]``: one view per
+  event, then ``telemetry_quality``;
+- ``sink_schema(layout) -> list[dict]``: BigQuery JSON schema to pre-create the sink table;
+- ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
+  lineage, that every model field has exactly one column reading exactly its payload key;
+- ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
+  committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from agent_telemetry.views._config import (
+    LAYOUTS,
+    ConfigError,
+    DeploymentConfig,
+    Layout,
+    SourceConfig,
+    TargetConfig,
+    load_config,
+    parse_config,
+)
+from agent_telemetry.views._describe import ENVELOPE_NAMES, QUALITY_VIEW
+from agent_telemetry.views._sink import PAYLOAD_COLUMN, sink_schema
+
+if TYPE_CHECKING:
+    from agent_telemetry.views._bindings import BindingViolation, binding_violations
+    from agent_telemetry.views._build import (
+        GENERATED_DIR,
+        BuildResult,
+        build,
+        expected_files,
+        sql_path,
+    )
+    from agent_telemetry.views._render import (
+        ColumnDoc,
+        ViewBuildError,
+        ViewDefinition,
+        generate_views,
+    )
+
+_LAZY = {
+    "BindingViolation": "_bindings",
+    "binding_violations": "_bindings",
+    "GENERATED_DIR": "_build",
+    "BuildResult": "_build",
+    "build": "_build",
+    "expected_files": "_build",
+    "sql_path": "_build",
+    "ColumnDoc": "_render",
+    "ViewBuildError": "_render",
+    "ViewDefinition": "_render",
+    "generate_views": "_render",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "ENVELOPE_NAMES",
+    "GENERATED_DIR",
+    "LAYOUTS",
+    "PAYLOAD_COLUMN",
+    "QUALITY_VIEW",
+    "BindingViolation",
+    "BuildResult",
+    "ColumnDoc",
+    "ConfigError",
+    "DeploymentConfig",
+    "Layout",
+    "SourceConfig",
+    "TargetConfig",
+    "ViewBuildError",
+    "ViewDefinition",
+    "binding_violations",
+    "build",
+    "expected_files",
+    "generate_views",
+    "load_config",
+    "parse_config",
+    "sink_schema",
+    "sql_path",
+]

@@ -1,0 +1,166 @@
+"""Prove, from the SQL alone, that a view's columns are bound to the model's fields.
+
+The generator is not trusted: the query is read back with sqlglot and every output
+column's lineage is followed down to the sink table. A model field is bound when the
+view has exactly one column of its name and that column's lineage reaches exactly
+``<payload>.<field>`` (``jsonPayload.lane``, or ``json_payload`` for analytics) and
+nothing else. Every other view column must be a declared envelope column with its own
+expected source.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.lineage import Node, lineage
+
+from agent_telemetry.schema import EventSpec
+from agent_telemetry.views._config import Layout
+from agent_telemetry.views._describe import ENVELOPE_NAMES
+from agent_telemetry.views._render import DIALECT, json_path_key
+from agent_telemetry.views._sink import PAYLOAD_COLUMN, table_columns
+
+
+@dataclass(frozen=True, slots=True)
+class BindingViolation:
+    """One way a view column fails to be bound to its model field."""
+
+    view: str
+    column: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.view}.{self.column}: {self.problem}"
+
+
+def _output_columns(tree: exp.Expr) -> list[str]:
+    query = tree.expression if isinstance(tree, exp.Create) else tree
+    if not isinstance(query, exp.Query):
+        raise ValueError("not a query")
+    return [name.lower() for name in query.named_selects]
+
+
+_JSON_READS = (exp.JSONExtractScalar, exp.JSONExtractArray, exp.JSONValueArray)
+
+
+def _payload_path(node: exp.Expr, payload: str) -> str | None:
+    """``payload.key`` for a reference into the payload column, else None."""
+    base = node.this if isinstance(node, (exp.Dot, *_JSON_READS)) else None
+    if not isinstance(base, exp.Column) or base.name.lower() != payload.lower():
+        return None
+    if isinstance(node, exp.Dot):
+        return f"{payload}.{node.name.lower()}"
+    key = json_path_key(node.expression)
+    return f"{payload}.{key.lower()}" if key else f"{payload}.<unsupported path>"
+
+
+def _reads(node: exp.Expr, payload: str) -> set[str]:
+    """Sink columns (and payload keys) one lineage step reads, e.g. {'jsonpayload.lane'}."""
+    found: set[str] = set()
+    covered: set[int] = set()
+    for sub in node.walk():
+        path = _payload_path(sub, payload)
+        if path is not None:
+            found.add(path)
+            covered.update(id(c) for c in sub.find_all(exp.Column))
+    for column in node.find_all(exp.Column):
+        if id(column) in covered:
+            continue
+        if column.name.lower() == payload.lower():
+            found.add(f"{payload}.<whole record>")
+        else:
+            found.add(column.name.lower())
+    return found
+
+
+def sources(column: str, tree: exp.Expr, layout: Layout, schema: dict[str, Any]) -> set[str]:
+    """Everything in the sink that ``column`` of the view is computed from."""
+    payload = PAYLOAD_COLUMN[layout]
+    root: Node = lineage(column, tree, schema=schema, dialect=DIALECT)
+    reached: set[str] = set()
+    for node in root.walk():
+        leaves = [d for d in node.downstream if isinstance(d.expression, exp.Table)]
+        if not leaves:
+            continue
+        # The step that reads the sink table: what it references is what the column is
+        # made of (references to CTE columns are followed by lineage as further nodes).
+        expression = node.expression
+        if isinstance(expression, exp.Alias):
+            expression = expression.this
+        reached.update(_reads(expression, payload))
+    return reached
+
+
+def binding_violations(
+    query: str,
+    spec: EventSpec,
+    layout: Layout,
+    view: str | None = None,
+) -> list[BindingViolation]:
+    """Every way ``query`` fails to bind ``spec``'s fields; empty when the view is sound."""
+    name = view or spec.name
+    payload = PAYLOAD_COLUMN[layout]
+    try:
+        tree = sqlglot.parse_one(query, dialect=DIALECT)
+        outputs = _output_columns(tree)
+    except (SqlglotError, ValueError) as exc:
+        return [BindingViolation(name, "*", f"does not parse as a BigQuery query ({exc})")]
+    if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query):
+        tree = tree.expression
+    table = _source_table(tree)
+    if table is None:
+        return [BindingViolation(name, "*", "reads no table")]
+    schema = {table[0]: {table[1]: {table[2]: table_columns(layout)}}}
+    counts = Counter(outputs)
+    fields = spec.field_names
+    problems: list[BindingViolation] = []
+    for column, count in counts.items():
+        if column not in fields and column not in ENVELOPE_NAMES:
+            problems.append(
+                BindingViolation(name, column, "is neither a model field nor an envelope column")
+            )
+        if count > 1:
+            problems.append(BindingViolation(name, column, f"appears {count} times"))
+    expected = {f: {f"{payload}.{f}"} for f in fields}
+    expected["timestamp"] = {"timestamp"}
+    expected["schema_version"] = {f"{payload}.schema_version"}
+    expected["invalid_fields"] = {f"{payload}.invalid_fields"}
+    for column in (*fields, *ENVELOPE_NAMES):
+        if counts[column] == 0:
+            kind = "model field" if column in fields else "envelope column"
+            problems.append(BindingViolation(name, column, f"{kind} has no column in the view"))
+            continue
+        if counts[column] > 1:
+            continue
+        try:
+            reached = sources(column, tree, layout, schema)
+        except SqlglotError as exc:
+            problems.append(BindingViolation(name, column, f"lineage failed ({exc})"))
+            continue
+        want = expected[column]
+        if reached != want:
+            shown = ", ".join(sorted(reached)) or "nothing in the sink"
+            problems.append(
+                BindingViolation(
+                    name,
+                    column,
+                    f"lineage reaches {shown}; expected exactly {', '.join(sorted(want))}",
+                )
+            )
+    return problems
+
+
+def _source_table(tree: exp.Expr) -> tuple[str, str, str] | None:
+    """The one fully qualified table the query reads (project, dataset, table)."""
+    cte_names = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    tables = {
+        (t.catalog, t.db, t.name)
+        for t in tree.find_all(exp.Table)
+        if t.name.lower() not in cte_names or t.db
+    }
+    return next(iter(tables)) if len(tables) == 1 else None

@@ -1,0 +1,125 @@
+"""``views build``: write the committed SQL and data dictionary, or diff them (``--check``).
+
+The committed files are a pure function of the models and the deployment file, so CI
+regenerates them in memory and fails on any difference: a hand edit to a SQL file, a
+model change without a rebuild, a stale file for a view that no longer exists.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_telemetry.views._config import LAYOUTS, DeploymentConfig, load_config
+from agent_telemetry.views._docs import data_dictionary
+from agent_telemetry.views._render import generate_views
+
+GENERATED_DIR = Path(__file__).parent / "generated"
+DEFAULT_CONFIG = Path("telemetry.toml")
+DOCS_FILE = Path("docs") / "telemetry.md"
+
+
+def sql_path(sql_dir: Path, layout: str, view: str) -> Path:
+    return sql_dir / layout / f"{view}.sql"
+
+
+def expected_files(config: DeploymentConfig, sql_dir: Path, docs_path: Path) -> dict[Path, str]:
+    """Every generated file and its exact contents, for every layout."""
+    files: dict[Path, str] = {}
+    for layout in LAYOUTS:
+        for view in generate_views(config, layout):
+            files[sql_path(sql_dir, layout, view.name)] = view.ddl
+    files[docs_path] = data_dictionary(config, generate_views(config))
+    return files
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """What a build wrote, or (``check``) which files drifted and the unified diff."""
+
+    check: bool
+    written: tuple[Path, ...]
+    removed: tuple[Path, ...]
+    drifted: tuple[Path, ...]
+    diff: str
+
+    @property
+    def ok(self) -> bool:
+        return not (self.check and self.drifted)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
+
+
+def _stale(sql_dir: Path, expected: dict[Path, str]) -> list[Path]:
+    """Generated-looking files no view produces any more (a removed event, say)."""
+    found = []
+    for layout in LAYOUTS:
+        folder = sql_dir / layout
+        if folder.is_dir():
+            found += [p for p in sorted(folder.glob("*.sql")) if p not in expected]
+    return found
+
+
+def build(
+    config_path: str | Path = DEFAULT_CONFIG,
+    check: bool = False,
+    *,
+    sql_dir: Path | None = None,
+    docs_path: Path | None = None,
+) -> BuildResult:
+    """Generate every layout's SQL and the data dictionary; ``check`` writes nothing.
+
+    ``sql_dir`` defaults to the package's ``generated`` folder and ``docs_path`` to
+    ``docs/telemetry.md`` beside the deployment file.
+    """
+    config_path = Path(config_path)
+    config = load_config(config_path)
+    sql_dir = GENERATED_DIR if sql_dir is None else Path(sql_dir)
+    docs_path = config_path.parent / DOCS_FILE if docs_path is None else Path(docs_path)
+    expected = expected_files(config, sql_dir, docs_path)
+    drifted: list[Path] = []
+    chunks: list[str] = []
+    for path, text in expected.items():
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current == text:
+            continue
+        drifted.append(path)
+        name = _shown(path)
+        chunks += difflib.unified_diff(
+            [] if current is None else current.splitlines(keepends=True),
+            text.splitlines(keepends=True),
+            fromfile=f"a/{name}" if current is not None else "/dev/null",
+            tofile=f"b/{name}",
+        )
+    stale = _stale(sql_dir, expected)
+    for path in stale:
+        drifted.append(path)
+        chunks += difflib.unified_diff(
+            path.read_text(encoding="utf-8").splitlines(keepends=True),
+            [],
+            fromfile=f"a/{_shown(path)}",
+            tofile="/dev/null",
+        )
+    diff = "".join(c if c.endswith("\n") else c + "\n" for c in chunks)
+    if check:
+        return BuildResult(True, (), (), tuple(drifted), diff)
+    written = []
+    for path in drifted:
+        if path in expected:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(expected[path], encoding="utf-8")
+            written.append(path)
+    for path in stale:
+        path.unlink()
+    return BuildResult(False, tuple(written), tuple(stale), tuple(drifted), diff)

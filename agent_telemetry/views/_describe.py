@@ -1,0 +1,177 @@
+"""A plain description of each view, built from the event specs: the data templates render.
+
+No SQL here. A view is its source (layout, table, payload column, filters) and its
+columns, each with the read it needs (string, number, bool) and the check that turns an
+out-of-set or out-of-bound value into NULL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_telemetry.schema import EventSpec, FieldSpec, catalogue
+from agent_telemetry.views._config import DeploymentConfig, Layout
+from agent_telemetry.views._sink import PAYLOAD_COLUMN
+
+QUALITY_VIEW = "telemetry_quality"
+
+ReadAs = Literal["STRING", "FLOAT64", "BOOL"]
+# How each kind is read before its check: numbers as FLOAT64 so a sink that typed them
+# FLOAT (or a value once logged as a string) still reads, and 2.5 can be told from 2.
+_READ_AS: dict[str, ReadAs] = {"enum": "STRING", "int": "FLOAT64", "bool": "BOOL"}
+_SQL_TYPE = {"enum": "STRING", "int": "INT64", "bool": "BOOL"}
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnPlan:
+    """One model field as a view column."""
+
+    name: str
+    kind: str
+    sql_type: str
+    read_as: ReadAs
+    members: tuple[str, ...]
+    ge: int | None
+    le: int | None
+    description: str
+    domain: str
+
+    @classmethod
+    def of(cls, field: FieldSpec) -> ColumnPlan:
+        return cls(
+            name=field.name,
+            kind=field.kind,
+            sql_type=_SQL_TYPE[field.kind],
+            read_as=_READ_AS[field.kind],
+            members=field.members,
+            ge=field.ge,
+            le=field.le,
+            description=column_description(field),
+            domain=field.domain,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EnvelopeColumn:
+    """A view column that is not a model field."""
+
+    name: str
+    sql_type: str
+    description: str
+
+
+ENVELOPE_COLUMNS: tuple[EnvelopeColumn, ...] = (
+    EnvelopeColumn("timestamp", "TIMESTAMP", "When the event happened (the log entry's time)."),
+    EnvelopeColumn(
+        "schema_version", "INT64", "Schema version of the event model the line was written with."
+    ),
+    EnvelopeColumn(
+        "invalid_fields",
+        "ARRAY<STRING>",
+        "Names of fields whose values the emitter rejected; those columns are NULL.",
+    ),
+)
+ENVELOPE_NAMES: tuple[str, ...] = tuple(c.name for c in ENVELOPE_COLUMNS)
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePlan:
+    """The table a view reads and how its payload is addressed."""
+
+    layout: Layout
+    project: str
+    dataset: str
+    table: str
+    payload: str
+    log_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EventViewPlan:
+    """One event's view: the envelope columns and every field, in model order."""
+
+    name: str
+    schema_version: int
+    description: str
+    model_description: str
+    fields: tuple[ColumnPlan, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class QualityColumn:
+    name: str
+    sql_type: str
+    description: str
+
+
+QUALITY_COLUMNS: tuple[QualityColumn, ...] = (
+    QualityColumn("day", "DATE", "UTC day of the lines."),
+    QualityColumn("event", "STRING", "Event name."),
+    QualityColumn("field", "STRING", "Field of the event the counts are about."),
+    QualityColumn("lines", "INT64", "Lines of this event seen that day."),
+    QualityColumn(
+        "lines_with_invalid_fields",
+        "INT64",
+        "Lines whose invalid_fields was not empty (any field).",
+    ),
+    QualityColumn(
+        "lines_with_unknown_fields", "INT64", "Lines that carried keys the event does not define."
+    ),
+    QualityColumn(
+        "invalid_values",
+        "INT64",
+        "Lines whose invalid_fields named this field (the emitter rejected its value).",
+    ),
+    QualityColumn(
+        "out_of_domain_values",
+        "INT64",
+        "Lines with a value for this field outside its set, bounds or type; "
+        "the event view shows NULL for them.",
+    ),
+)
+
+
+def column_description(field: FieldSpec) -> str:
+    what = field.description.rstrip(".") + "."
+    if field.kind == "enum":
+        return f"{what} One of: {field.domain}."
+    if field.kind == "int":
+        return f"{what} Integer {field.domain}."
+    return what
+
+
+def source_plan(config: DeploymentConfig, layout: Layout) -> SourcePlan:
+    return SourcePlan(
+        layout=layout,
+        project=config.source.project,
+        dataset=config.source.dataset,
+        table=config.source.table_for(layout),
+        payload=PAYLOAD_COLUMN[layout],
+        log_id=config.source.log_id if layout == "analytics" else None,
+    )
+
+
+def event_view_plan(spec: EventSpec) -> EventViewPlan:
+    return EventViewPlan(
+        name=spec.name,
+        schema_version=spec.schema_version,
+        description=(
+            f"{spec.description} One row per {spec.name} line (schema_version "
+            f"{spec.schema_version}); values outside a field's set or bounds are NULL "
+            "and counted in telemetry_quality. Generated by agent-telemetry; do not edit."
+        ),
+        model_description=spec.description,
+        fields=tuple(ColumnPlan.of(f) for f in spec.fields),
+    )
+
+
+def view_plans(specs: tuple[EventSpec, ...] | None = None) -> tuple[EventViewPlan, ...]:
+    return tuple(event_view_plan(s) for s in (catalogue() if specs is None else specs))
+
+
+QUALITY_DESCRIPTION = (
+    "Per UTC day, event and field: lines seen, lines with invalid or unknown fields, "
+    "values the emitter rejected (named in invalid_fields) and values outside the field's "
+    "set or bounds (NULL in the event views). Generated by agent-telemetry; do not edit."
+)

@@ -1,0 +1,295 @@
+"""models -> view description -> jinja2 template -> sqlglot parse, qualify, format.
+
+The rendered text is never trusted as is: sqlglot parses it in the BigQuery dialect,
+qualifies every column against the sink schema derived from the models (an unknown
+column or payload key is a build error) and prints it, so the committed SQL is a pure
+function of the models and the deployment file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import jinja2
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import OptimizeError, ParseError
+from sqlglot.optimizer.qualify import qualify
+
+from agent_telemetry.schema import EventSpec, catalogue
+from agent_telemetry.views._config import DeploymentConfig, Layout
+from agent_telemetry.views._describe import (
+    ENVELOPE_COLUMNS,
+    QUALITY_COLUMNS,
+    QUALITY_DESCRIPTION,
+    QUALITY_VIEW,
+    EventViewPlan,
+    SourcePlan,
+    event_view_plan,
+    source_plan,
+)
+from agent_telemetry.views._sink import payload_types, qualify_schema
+
+DIALECT = "bigquery"
+MANAGED_BY = "agent-telemetry"
+
+
+class ViewBuildError(Exception):
+    """Generated SQL failed to parse or qualify: a bug in a template or the models."""
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnDoc:
+    """One view column: name, GoogleSQL type, description (and allowed values, if any)."""
+
+    name: str
+    type: str
+    description: str
+    domain: str = ""
+
+    def schema_field(self) -> dict[str, str]:
+        """The column as a BigQuery JSON schema field (legacy type names, REPEATED arrays)."""
+        legacy = {"INT64": "INTEGER", "BOOL": "BOOLEAN", "FLOAT64": "FLOAT"}
+        if self.type.startswith("ARRAY<"):
+            inner = self.type[len("ARRAY<") : -1]
+            kind, mode = legacy.get(inner, inner), "REPEATED"
+        else:
+            kind, mode = legacy.get(self.type, self.type), "NULLABLE"
+        return {"name": self.name, "type": kind, "mode": mode, "description": self.description}
+
+
+@dataclass(frozen=True, slots=True)
+class ViewDefinition:
+    """One generated view, ready to review (``ddl``) or to create (``query`` + metadata)."""
+
+    name: str
+    layout: Layout
+    project: str
+    dataset: str
+    query: str
+    ddl: str
+    description: str
+    columns: tuple[ColumnDoc, ...]
+    labels: dict[str, str] = field(hash=False)
+    sql_sha256: str
+    schema_version: int
+    event: str | None
+
+    @property
+    def table_id(self) -> str:
+        """``project.dataset.name`` of the view."""
+        return f"{self.project}.{self.dataset}.{self.name}"
+
+
+def sql_literal(value: object) -> str:
+    """A BigQuery string literal for ``value``, escaped by sqlglot (never by hand)."""
+    return exp.Literal.string(str(value)).sql(DIALECT)
+
+
+def table_ref(project: str, dataset: str, table: str) -> str:
+    """A table path in one pair of backticks, the form BigQuery documents for wildcards.
+
+    The parts are validated identifiers (no backtick, dot or quote can reach here); a
+    domain-scoped project (``example.com:proj``) contains a dot, so its parts are quoted
+    one by one instead.
+    """
+    if ":" in project:
+        return exp.Table(
+            this=exp.to_identifier(table, quoted=True),
+            db=exp.to_identifier(dataset, quoted=True),
+            catalog=exp.to_identifier(project, quoted=True),
+        ).sql(DIALECT)
+    return f"`{project}.{dataset}.{table}`"
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("agent_telemetry.views", "templates"),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # SQL, not HTML; literals go through the `lit` filter
+        keep_trailing_newline=True,
+    )
+    env.filters["lit"] = sql_literal
+    return env
+
+
+def render(template: str, **context: Any) -> str:
+    return _environment().get_template(template).render(**context)
+
+
+def _check_payload_keys(tree: exp.Expr, source: SourcePlan, what: str) -> None:
+    """Every payload key the SQL reads must exist in the sink's payload record.
+
+    sqlglot qualifies top-level columns against the schema but not the keys inside a
+    STRUCT or JSON value, so those are checked here.
+    """
+    known = payload_types(source.layout)
+    payload = source.payload.lower()
+    for dot in tree.find_all(exp.Dot):
+        base = dot.this
+        in_payload = isinstance(base, exp.Column) and base.name.lower() == payload
+        if in_payload and dot.name.lower() not in known:
+            raise ViewBuildError(f"{what}: unknown payload column {source.payload}.{dot.name}")
+    for node in tree.find_all(exp.JSONExtractScalar, exp.JSONExtractArray, exp.JSONValueArray):
+        base = node.this
+        if isinstance(base, exp.Column) and base.name.lower() == payload:
+            key = json_path_key(node.expression)
+            if key is None or key not in known:
+                raise ViewBuildError(f"{what}: unsupported JSON path into {source.payload}")
+
+
+def json_path_key(path: exp.Expr | None) -> str | None:
+    """The single key of a ``'$.key'`` JSON path, or None for any other path."""
+    if not isinstance(path, exp.JSONPath):
+        return None
+    parts = path.expressions
+    if len(parts) == 2 and isinstance(parts[0], exp.JSONPathRoot):
+        key = parts[1]
+        if isinstance(key, exp.JSONPathKey) and isinstance(key.this, str):
+            return key.this
+    return None
+
+
+def compile_query(sql: str, source: SourcePlan, what: str) -> str:
+    """Parse, qualify against the sink schema, check payload keys, and format."""
+    schema = qualify_schema(source.layout, source.project, source.dataset, source.table)
+    try:
+        tree = sqlglot.parse_one(sql, dialect=DIALECT)
+        qualified = qualify(
+            tree,
+            schema=schema,
+            dialect=DIALECT,
+            validate_qualify_columns=True,
+            identify=False,
+        )
+    except (ParseError, OptimizeError) as exc:
+        raise ViewBuildError(f"{what}: {exc}") from exc
+    _check_payload_keys(qualified, source, what)
+    # Qualifying lowercases identifiers (BigQuery column names are case-insensitive);
+    # give the payload column back the spelling readers know from the sink table.
+    for identifier in qualified.find_all(exp.Identifier):
+        if identifier.this == source.payload.lower():
+            identifier.set("this", source.payload)
+    return qualified.sql(dialect=DIALECT, pretty=True) + "\n"
+
+
+def _labels(layout: Layout, schema_version: int, kind: str) -> dict[str, str]:
+    return {
+        "managed-by": MANAGED_BY,
+        "schema-version": str(schema_version),
+        "layout": layout,
+        "view-kind": kind,
+    }
+
+
+def _finish(
+    *,
+    name: str,
+    config: DeploymentConfig,
+    source: SourcePlan,
+    query: str,
+    description: str,
+    columns: tuple[ColumnDoc, ...],
+    labels: dict[str, str],
+    schema_version: int,
+    event: str | None,
+) -> ViewDefinition:
+    target = config.target
+    header = render(
+        "view_ddl.sql.j2",
+        target_ref=table_ref(target.project, target.dataset, name),
+        columns=columns,
+        description=description,
+        labels=labels,
+        query=query,
+    )
+    try:
+        ddl = sqlglot.parse_one(header, dialect=DIALECT).sql(dialect=DIALECT, pretty=True) + "\n"
+    except ParseError as exc:
+        raise ViewBuildError(f"{name}: DDL does not parse: {exc}") from exc
+    return ViewDefinition(
+        name=name,
+        layout=source.layout,
+        project=target.project,
+        dataset=target.dataset,
+        query=query,
+        ddl=ddl,
+        description=description,
+        columns=columns,
+        labels=labels,
+        sql_sha256=hashlib.sha256(query.encode()).hexdigest(),
+        schema_version=schema_version,
+        event=event,
+    )
+
+
+def _event_columns(plan: EventViewPlan) -> tuple[ColumnDoc, ...]:
+    envelope = {c.name: c for c in ENVELOPE_COLUMNS}
+    head = [ColumnDoc(c.name, c.sql_type, c.description) for c in ENVELOPE_COLUMNS[:2]]
+    body = [ColumnDoc(c.name, c.sql_type, c.description, c.domain) for c in plan.fields]
+    tail = envelope["invalid_fields"]
+    return (*head, *body, ColumnDoc(tail.name, tail.sql_type, tail.description))
+
+
+def event_view(config: DeploymentConfig, layout: Layout, spec: EventSpec) -> ViewDefinition:
+    source = source_plan(config, layout)
+    plan = event_view_plan(spec)
+    sql = render(
+        "event_view.sql.j2",
+        source=source,
+        view=plan,
+        table_ref=table_ref(source.project, source.dataset, source.table),
+    )
+    return _finish(
+        name=plan.name,
+        config=config,
+        source=source,
+        query=compile_query(sql, source, plan.name),
+        description=plan.description,
+        columns=_event_columns(plan),
+        labels=_labels(layout, plan.schema_version, "event"),
+        schema_version=plan.schema_version,
+        event=plan.name,
+    )
+
+
+def quality_view(
+    config: DeploymentConfig, layout: Layout, specs: tuple[EventSpec, ...]
+) -> ViewDefinition:
+    source = source_plan(config, layout)
+    plans = tuple(event_view_plan(s) for s in specs)
+    sql = render(
+        "telemetry_quality.sql.j2",
+        source=source,
+        views=plans,
+        table_ref=table_ref(source.project, source.dataset, source.table),
+    )
+    version = max(p.schema_version for p in plans)
+    return _finish(
+        name=QUALITY_VIEW,
+        config=config,
+        source=source,
+        query=compile_query(sql, source, QUALITY_VIEW),
+        description=QUALITY_DESCRIPTION,
+        columns=tuple(ColumnDoc(c.name, c.sql_type, c.description) for c in QUALITY_COLUMNS),
+        labels=_labels(layout, version, "quality"),
+        schema_version=version,
+        event=None,
+    )
+
+
+def generate_views(
+    config: DeploymentConfig,
+    layout: Layout | None = None,
+    specs: tuple[EventSpec, ...] | None = None,
+) -> tuple[ViewDefinition, ...]:
+    """One view per event, then ``telemetry_quality``, for ``layout`` (default: the config's)."""
+    chosen: Layout = config.source.layout if layout is None else layout
+    specs = catalogue() if specs is None else specs
+    views = [event_view(config, chosen, spec) for spec in specs]
+    views.append(quality_view(config, chosen, specs))
+    return tuple(views)

@@ -1,0 +1,237 @@
+"""The sink table the views read, derived from the models.
+
+Two uses: the BigQuery JSON schema printed by ``agent-telemetry sink-schema`` to
+pre-create the sink table (so every payload column exists, typed from the models,
+before the first line arrives; a sink that makes its own table types JSON numbers as
+FLOAT and has no column for a field never logged), and the schema sqlglot qualifies
+the generated SQL against (an unknown column fails the build, not the deployment).
+
+The envelope columns are the LogEntry fields a Cloud Logging sink writes for Cloud Run
+stdout (https://cloud.google.com/logging/docs/export/bigquery): LogEntry field names
+keep their case, payload keys are lowercased.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_telemetry.schema import EventSpec, FieldSpec, catalogue
+from agent_telemetry.views._config import Layout
+
+Field = dict[str, Any]
+
+PAYLOAD_COLUMN: dict[Layout, str] = {
+    "partitioned": "jsonPayload",
+    "sharded": "jsonPayload",
+    "analytics": "json_payload",
+}
+
+# Envelope keys the emitter writes into every payload (DESIGN.md, "The event catalogue").
+ENVELOPE_PAYLOAD: tuple[Field, ...] = (
+    {
+        "name": "event",
+        "type": "STRING",
+        "mode": "NULLABLE",
+        "description": "Event name (agent-telemetry envelope).",
+    },
+    {
+        "name": "schema_version",
+        "type": "INTEGER",
+        "mode": "NULLABLE",
+        "description": "Schema version of the event (agent-telemetry envelope).",
+    },
+    {
+        "name": "time",
+        "type": "STRING",
+        "mode": "NULLABLE",
+        "description": (
+            "RFC 3339 time written by the emitter; Cloud Logging normally lifts it into "
+            "timestamp, so this column stays empty on a real sink."
+        ),
+    },
+)
+ENVELOPE_PAYLOAD_TAIL: tuple[Field, ...] = (
+    {
+        "name": "invalid_fields",
+        "type": "STRING",
+        "mode": "REPEATED",
+        "description": "Names of fields whose values the emitter rejected and dropped.",
+    },
+    {
+        "name": "unknown_fields",
+        "type": "INTEGER",
+        "mode": "NULLABLE",
+        "description": "Count of keys the event does not define (dropped by the emitter).",
+    },
+)
+
+
+def _nullable(name: str, kind: str, description: str) -> Field:
+    return {"name": name, "type": kind, "mode": "NULLABLE", "description": description}
+
+
+def _record(name: str, description: str, fields: list[Field]) -> Field:
+    return {
+        "name": name,
+        "type": "RECORD",
+        "mode": "NULLABLE",
+        "description": description,
+        "fields": fields,
+    }
+
+
+def payload_fields(specs: tuple[EventSpec, ...] | None = None) -> list[Field]:
+    """The ``jsonPayload`` record: envelope keys, then every model field once, typed.
+
+    A name shared by several events (``duration_ms``) is one column; its type must agree.
+    """
+    specs = catalogue() if specs is None else specs
+    seen: dict[str, tuple[FieldSpec, list[str]]] = {}
+    for spec in specs:
+        for field in spec.fields:
+            if field.name in seen:
+                first, events = seen[field.name]
+                if first.bigquery_type != field.bigquery_type:
+                    raise ValueError(
+                        f"{spec.name}.{field.name}: type {field.bigquery_type} conflicts with "
+                        f"{events[0]}.{field.name} ({first.bigquery_type}); the sink has one column"
+                    )
+                events.append(spec.name)
+            else:
+                seen[field.name] = (field, [spec.name])
+    fields = [dict(f) for f in ENVELOPE_PAYLOAD]
+    for name, (field, events) in seen.items():
+        descriptions = []
+        for event in events:
+            text = next(s for s in specs if s.name == event).field(name).description
+            descriptions.append(f"{event}: {text}")
+        fields.append(_nullable(name, field.bigquery_type, " ".join(descriptions)))
+    fields.extend(dict(f) for f in ENVELOPE_PAYLOAD_TAIL)
+    return fields
+
+
+def sink_schema(layout: Layout = "partitioned") -> list[Field]:
+    """BigQuery JSON schema of the sink table (``bq mk --schema`` / ``SchemaField.from_api_repr``).
+
+    ``analytics`` has no sink table to create (Log Analytics owns ``_AllLogs``).
+    """
+    if layout == "analytics":
+        raise ValueError("the analytics layout reads _AllLogs, which Log Analytics owns")
+    if layout not in ("partitioned", "sharded"):
+        raise ValueError("layout must be partitioned or sharded")
+    string = "STRING"
+    return [
+        _nullable("logName", string, "Resource name of the log the entry belongs to."),
+        _record(
+            "resource",
+            "Monitored resource that wrote the entry.",
+            [
+                _nullable("type", string, "Monitored resource type (cloud_run_revision)."),
+                _record(
+                    "labels",
+                    "Monitored resource labels.",
+                    [
+                        _nullable(label, string, f"Cloud Run {label}.")
+                        for label in (
+                            "configuration_name",
+                            "location",
+                            "project_id",
+                            "revision_name",
+                            "service_name",
+                        )
+                    ],
+                ),
+            ],
+        ),
+        _nullable("textPayload", string, "Payload of a line that was not JSON."),
+        _record(
+            PAYLOAD_COLUMN[layout],
+            "Structured payload: the agent-telemetry line, typed from the event models.",
+            payload_fields(),
+        ),
+        _nullable("timestamp", "TIMESTAMP", "Time of the event (the line's time)."),
+        _nullable("receiveTimestamp", "TIMESTAMP", "Time Cloud Logging received the entry."),
+        _nullable("severity", string, "Severity of the entry."),
+        _nullable("insertId", string, "Unique id Cloud Logging gave the entry."),
+        _record(
+            "labels",
+            "User-defined labels of the entry.",
+            [_nullable("instanceId", string, "Cloud Run instance that wrote the entry.")],
+        ),
+        _nullable("trace", string, "Trace resource name, if any."),
+        _nullable("spanId", string, "Span id within the trace, if any."),
+        _nullable("traceSampled", "BOOLEAN", "Whether the trace was sampled."),
+        _record(
+            "sourceLocation",
+            "Source code location, if any.",
+            [
+                _nullable("file", string, "Source file."),
+                _nullable("line", "INTEGER", "Line within the file."),
+                _nullable("function", string, "Function name."),
+            ],
+        ),
+        _record(
+            "split",
+            "Present when the entry was split into several entries.",
+            [
+                _nullable("uid", string, "Id shared by the split entries."),
+                _nullable("index", "INTEGER", "Index of this part."),
+                _nullable("totalSplits", "INTEGER", "Number of parts."),
+            ],
+        ),
+    ]
+
+
+_SQL_TYPES = {
+    "STRING": "STRING",
+    "INTEGER": "INT64",
+    "BOOLEAN": "BOOL",
+    "TIMESTAMP": "TIMESTAMP",
+    "FLOAT": "FLOAT64",
+    "JSON": "JSON",
+}
+
+
+def _sql_type(field: Field) -> str:
+    if field["type"] == "RECORD":
+        inner = ", ".join(f"{f['name']} {_sql_type(f)}" for f in field["fields"])
+        kind = f"STRUCT<{inner}>"
+    else:
+        kind = _SQL_TYPES[field["type"]]
+    return f"ARRAY<{kind}>" if field.get("mode") == "REPEATED" else kind
+
+
+# Columns of a Log Analytics linked dataset's _AllLogs view that the views may read.
+_ANALYTICS_COLUMNS: dict[str, str] = {
+    "timestamp": "TIMESTAMP",
+    "receive_timestamp": "TIMESTAMP",
+    "log_name": "STRING",
+    "log_id": "STRING",
+    "severity": "STRING",
+    "insert_id": "STRING",
+    "resource": "STRUCT<type STRING, labels JSON>",
+    "labels": "JSON",
+    "text_payload": "STRING",
+    "json_payload": "JSON",
+    "trace": "STRING",
+    "span_id": "STRING",
+}
+
+
+def table_columns(layout: Layout) -> dict[str, str]:
+    """Column name -> GoogleSQL type of the table the views read, for sqlglot."""
+    if layout == "analytics":
+        return dict(_ANALYTICS_COLUMNS)
+    return {field["name"]: _sql_type(field) for field in sink_schema(layout)}
+
+
+def qualify_schema(layout: Layout, project: str, dataset: str, table: str) -> dict[str, Any]:
+    """The nested mapping sqlglot's qualify and lineage take as ``schema``."""
+    return {project: {dataset: {table: table_columns(layout)}}}
+
+
+def payload_types(layout: Layout) -> dict[str, str]:
+    """Payload key -> GoogleSQL type, for checking field references the qualifier cannot see."""
+    payload = next(f for f in sink_schema("partitioned") if f["name"] == PAYLOAD_COLUMN["sharded"])
+    del layout  # the same keys are read from the JSON column of the analytics layout
+    return {f["name"]: _sql_type(f) for f in payload["fields"]}
