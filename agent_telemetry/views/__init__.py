@@ -40,12 +40,14 @@ if TYPE_CHECKING:
         expected_files,
         sql_path,
     )
+    from agent_telemetry.views._checklogs import CheckReport, check_logs
     from agent_telemetry.views._render import (
         ColumnDoc,
         ViewBuildError,
         ViewDefinition,
         generate_views,
     )
+    from agent_telemetry.views.warehouse import LoadReport, Warehouse
 
 _LAZY = {
     "BindingViolation": "_bindings",
@@ -59,6 +61,11 @@ _LAZY = {
     "ViewBuildError": "_render",
     "ViewDefinition": "_render",
     "generate_views": "_render",
+    # The local warehouse (DuckDB): see agent_telemetry.views.warehouse.
+    "CheckReport": "_checklogs",
+    "check_logs": "_checklogs",
+    "LoadReport": "warehouse",
+    "Warehouse": "warehouse",
 }
 
 
@@ -79,16 +86,20 @@ __all__ = [
     "QUALITY_VIEW",
     "BindingViolation",
     "BuildResult",
+    "CheckReport",
     "ColumnDoc",
     "ConfigError",
     "DeploymentConfig",
     "Layout",
+    "LoadReport",
     "SourceConfig",
     "TargetConfig",
     "ViewBuildError",
     "ViewDefinition",
+    "Warehouse",
     "binding_violations",
     "build",
+    "check_logs",
     "expected_files",
     "generate_views",
     "load_config",

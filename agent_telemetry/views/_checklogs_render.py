@@ -50,7 +50,9 @@ def render_text(report: CheckReport, console: Console) -> None:
     console.print(events)
 
     if any(check.violations for check in report.events.values()):
-        violations = _table("violations (values are never shown)", "event", "field", "rule", "lines")
+        violations = _table(
+            "violations (values are never shown)", "event", "field", "rule", "lines"
+        )
         for check in report.events.values():
             for (name, rule), count in sorted(check.violations.items()):
                 violations.add_row(check.name, name, rule, f"{count:,}")

@@ -62,10 +62,7 @@ def duckdb_query(
 
     local_tree = tree.transform(rewrite)
     if rewritten == 0:
-        raise TranspileError(
-            f"view {view.name}: no reference to the sink table "
-            f"{'.'.join(source)}"
-        )
+        raise TranspileError(f"view {view.name}: no reference to the sink table {'.'.join(source)}")
     return local_tree.sql(dialect="duckdb", pretty=True)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import duckdb
 
@@ -36,6 +36,7 @@ from agent_telemetry.views._load_sql import (
     bulk_insert,
     delete_non_telemetry,
 )
+from agent_telemetry.views._sink import sink_schema
 
 SINK_TABLE = "run_googleapis_com_stdout"
 BATCH = 20_000
@@ -86,9 +87,8 @@ class LoadReport:
         return sum(f.truncated for f in self.files)
 
 
-def default_sink_schema() -> list[dict[str, object]]:
-    from agent_telemetry.views._sink import sink_schema
-
+def default_sink_schema() -> list[dict[str, Any]]:
+    """The sink table ``agent-telemetry sink-schema --layout partitioned`` pins in BigQuery."""
     return sink_schema("partitioned")
 
 
@@ -114,8 +114,13 @@ def load_logs(
     schema: Sequence[BigQueryField] | None = None,
     progress: LoadProgress | None = None,
     replace: bool = True,
+    method: Literal["auto", "python"] = "auto",
 ) -> LoadReport:
-    """Load every file into ``table`` (created from the sink schema when ``replace``)."""
+    """Load every file into ``table`` (created from the sink schema when ``replace``).
+
+    ``method="python"`` forces the exact streaming reader for every file (the fallback
+    the fast path takes for files DuckDB refuses); both give the same rows and counts.
+    """
     files = [Path(p) for p in paths]
     for path in files:
         if not path.is_file():
@@ -129,7 +134,7 @@ def load_logs(
         size = path.stat().st_size
         if progress is not None:
             progress.start_file(path.name, size)
-        loaded.append(_FileLoader(con, table, sink, path, size, progress).run())
+        loaded.append(_FileLoader(con, table, sink, path, size, progress).run(method))
         if progress is not None:
             progress.finish_file()
     return LoadReport(table, tuple(loaded))
@@ -151,19 +156,21 @@ class _FileLoader:
         self.path = path
         self.size = size
         self.progress = progress
+        self.gzip = False
 
-    def run(self) -> FileLoad:
+    def run(self, method: Literal["auto", "python"]) -> FileLoad:
         try:
             sniffed = sniff(self.path)
         except OSError as error:
             raise LoadError(f"{self.path}: {error.strerror or error}") from None
-        if sniffed.layout == "array":
-            return self._python(iter_records(self.path, "array"), "array")
+        self.gzip = sniffed.gzip
+        if sniffed.layout == "array" or method == "python":
+            return self._python(iter_records(self.path, sniffed.layout), sniffed.layout)
         try:
             return self._duckdb(sniffed.shape)
         except duckdb.Error:
-            # DuckDB refuses some files outright (invalid UTF-8, a line over its object
-            # size limit); the Python reader takes any bytes, one line at a time.
+            # Should DuckDB's reader refuse a file outright, the Python reader takes any
+            # bytes, one line at a time.
             return self._python(iter_records(self.path, "lines"), "lines")
 
     def _fraction(self) -> Callable[[float], None] | None:
@@ -175,7 +182,9 @@ class _FileLoader:
 
     def _duckdb(self, shape: Shape) -> FileLoad:
         report = FileLoad(str(self.path), "lines", "duckdb")
-        insert = bulk_insert(self.table, str(self.path), self.sink, shape, only_telemetry=False)
+        insert = bulk_insert(
+            self.table, str(self.path), self.sink, shape, gzip=self.gzip, only_telemetry=False
+        )
         self.con.execute("BEGIN TRANSACTION")
         try:
             ((rows,),) = run_watched(self.con, insert, self._fraction())
@@ -204,7 +213,9 @@ class _FileLoader:
             elif kind is other_kind:
                 other_seen += 1
         if other_seen:
-            insert = bulk_insert(self.table, str(self.path), self.sink, other, only_telemetry=True)
+            insert = bulk_insert(
+                self.table, str(self.path), self.sink, other, gzip=self.gzip, only_telemetry=True
+            )
             ((rows,),) = self.con.execute(insert).fetchall()
             report.loaded += int(rows)
         report.other_json = report.records - report.loaded - report.text - report.truncated

@@ -52,7 +52,7 @@ class Sniffed:
     gzip: bool
 
 
-def open_binary(path: Path) -> IO[bytes]:
+def open_binary(path: Path) -> IO[bytes] | gzip.GzipFile:
     """The file's bytes, gunzipped when it starts with the gzip magic."""
     with path.open("rb") as probe:
         magic = probe.read(2)
@@ -121,7 +121,7 @@ def sniff(path: Path) -> Sniffed:
         head = handle.read(SNIFF_BYTES)
     gz = is_gzip(path)
     stripped = head.lstrip()
-    if stripped[:1] == b"[":
+    if stripped[:1] == b"[" and not _first_line_is_a_record(stripped):
         for value in _array_head(stripped):
             shape = telemetry_shape(value)
             if shape is not None:
@@ -135,6 +135,22 @@ def sniff(path: Path) -> Sniffed:
             assert shape is not None
             return Sniffed("lines", shape, gz)
     return Sniffed("lines", Shape.EMITTER, gz)
+
+
+def _first_line_is_a_record(data: bytes) -> bool:
+    """A JSON-lines file may start with a line holding an array; an export is one array.
+
+    The first line is a record of a JSON-lines file when it is complete JSON by itself
+    and more lines follow it.
+    """
+    first, newline, rest = data.partition(b"\n")
+    if not newline or not rest.strip():
+        return False
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _array_head(data: bytes) -> Iterator[object]:
@@ -237,10 +253,10 @@ def iter_array(path: Path) -> Iterator[Record]:
                     continue
                 yield Record(Kind.MALFORMED, "", len(buffer) - pos, None, number + 1)
                 return
-            if end >= len(buffer) and not eof and not isinstance(value, dict | list | str):
-                # A number or literal at the end of the buffer may continue in the next chunk.
-                if more():
-                    continue
+            # A number or literal at the end of the buffer may continue in the next chunk.
+            at_end = end >= len(buffer) and not eof
+            if at_end and not isinstance(value, dict | list | str) and more():
+                continue
             text = buffer[pos:end]
             size = len(text) if text.isascii() else len(text.encode("utf-8"))
             number += 1

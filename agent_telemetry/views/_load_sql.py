@@ -23,8 +23,9 @@ from agent_telemetry.views._duckdb_types import (
     record_fields,
 )
 from agent_telemetry.views._load_scan import Shape
+from agent_telemetry.views._sink import PAYLOAD_COLUMN
 
-PAYLOAD = "jsonPayload"
+PAYLOAD = PAYLOAD_COLUMN["partitioned"]
 TIMESTAMP = "timestamp"
 # Cloud Logging lifts these keys of a JSON line into the LogEntry (time -> timestamp).
 LIFTED = {"time": TIMESTAMP, "severity": "severity"}
@@ -109,7 +110,15 @@ TELEMETRY_FILTER = " AND ".join(
 )
 
 
-def bulk_insert(table: str, path: str, sink: SinkColumns, shape: Shape, *, only_telemetry: bool) -> str:
+def bulk_insert(
+    table: str,
+    path: str,
+    sink: SinkColumns,
+    shape: Shape,
+    *,
+    gzip: bool,
+    only_telemetry: bool,
+) -> str:
     """Insert every non-blank line of a JSON-lines file, parsed by DuckDB's own reader.
 
     Lines that are not JSON objects (plain text, truncated JSON) arrive as all-NULL rows
@@ -119,6 +128,8 @@ def bulk_insert(table: str, path: str, sink: SinkColumns, shape: Shape, *, only_
     columns = sink.columns if shape is Shape.ENTRY else sink.line_columns()
     source = (
         f"read_json({sql_string(path)}, format = 'newline_delimited', ignore_errors = true, "
+        # By content, not by name: DuckDB would guess from the extension.
+        f"compression = {sql_string('gzip' if gzip else 'none')}, "
         f"columns = {_columns_literal(columns)})"
     )
     select = f"SELECT {_select_list(sink, shape, '')} FROM {source}"

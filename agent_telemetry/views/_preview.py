@@ -66,7 +66,9 @@ def _field_summary(wh: Warehouse, view: str, spec: FieldSpec) -> ColumnSummary:
         )
         if row[0] is None:
             return ColumnSummary(spec.name, 0, "-")
-        text = " · ".join(f"{label} {_fmt(v)}" for label, v in zip(("min", "p50", "p95", "max"), row, strict=True))
+        text = " · ".join(
+            f"{label} {_fmt(v)}" for label, v in zip(("min", "p50", "p95", "max"), row, strict=True)
+        )
         return ColumnSummary(spec.name, non_null, text)
     pairs = wh.rows(
         f"SELECT {column}, count(*) AS n FROM {view} WHERE {column} IS NOT NULL "
@@ -112,12 +114,16 @@ def summarize_quality_view(wh: Warehouse, view: ViewDefinition) -> ViewSummary:
         )
         for event, lines, invalid, unknown in per_event
     )
-    return ViewSummary(view.name, int(rows), "per UTC day, event and field", columns, tuple(problems))
+    return ViewSummary(
+        view.name, int(rows), "per UTC day, event and field", columns, tuple(problems)
+    )
 
 
 def summarize(wh: Warehouse) -> list[ViewSummary]:
     return [
-        summarize_event_view(wh, view) if view.event is not None else summarize_quality_view(wh, view)
+        summarize_event_view(wh, view)
+        if view.event is not None
+        else summarize_quality_view(wh, view)
         for view in wh.views()
     ]
 
@@ -137,9 +143,13 @@ def render_preview(summaries: list[ViewSummary], console: Console) -> None:
             table.add_row(column.name, f"{column.non_null:,}", column.summary)
         console.print(table)
         if is_quality and summary.quality:
-            problems = Table(title="fields with rejected or out-of-domain values", title_justify="left")
-            for header in ("event", "field", "invalid (dropped)", "out of domain"):
-                problems.add_column(header, justify="right" if "(" in header or "out" in header else "left")
+            problems = Table(
+                title="fields with rejected or out-of-domain values", title_justify="left"
+            )
+            problems.add_column("event")
+            problems.add_column("field")
+            problems.add_column("invalid (dropped)", justify="right")
+            problems.add_column("out of domain", justify="right")
             for event, field, invalid, out in summary.quality:
                 problems.add_row(str(event), str(field), f"{int(invalid):,}", f"{int(out):,}")
             console.print(problems)

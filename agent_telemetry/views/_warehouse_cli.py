@@ -26,9 +26,7 @@ LOGS = click.argument(
 
 
 def render_load_report(report: LoadReport, console: Console) -> None:
-    table = Table(
-        title=f"loaded into {report.table}", title_justify="left", title_style="bold"
-    )
+    table = Table(title=f"loaded into {report.table}", title_justify="left", title_style="bold")
     table.add_column("file", overflow="fold")
     for header in ("records", "telemetry", "non-telemetry", "truncated"):
         table.add_column(header, justify="right")
@@ -91,7 +89,7 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
     if db is not None:
         console.print(
             f"kept {db}: table {report.table}, views {', '.join(names)}\n"
-            f"  e.g. duckdb {db} \"SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL\""
+            f'  e.g. duckdb {db} "SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL"'
         )
 
 

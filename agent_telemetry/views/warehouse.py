@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 
@@ -35,7 +35,7 @@ from agent_telemetry.views._load_progress import LoadProgress
 from agent_telemetry.views._load_sql import PAYLOAD, SinkColumns
 
 if TYPE_CHECKING:
-    from agent_telemetry.views._config import DeploymentConfig
+    from agent_telemetry.views._config import DeploymentConfig, Layout
     from agent_telemetry.views._render import ViewDefinition
 
 __all__ = [
@@ -51,7 +51,7 @@ __all__ = [
     "local_views",
 ]
 
-LOCAL_LAYOUT = "partitioned"
+LOCAL_LAYOUT: Layout = "partitioned"
 _DEFAULT_CONFIG = {
     "source": {"project": "agent-telemetry-local", "dataset": "agent_logs"},
     "target": {"project": "agent-telemetry-local", "dataset": "agent_telemetry"},
@@ -96,9 +96,7 @@ class Warehouse:
         # Row order is never relied on (every query orders); unordered loads are faster.
         self.con.execute("SET preserve_insertion_order = false")
         self.config = default_config() if config is None else config
-        self.schema: Sequence[BigQueryField] = (
-            default_sink_schema() if schema is None else schema
-        )
+        self.schema: Sequence[BigQueryField] = default_sink_schema() if schema is None else schema
         self.table = table
         self.sink = SinkColumns.from_schema(self.schema)
 
@@ -122,6 +120,7 @@ class Warehouse:
         *,
         progress: LoadProgress | None = None,
         replace: bool = True,
+        method: Literal["auto", "python"] = "auto",
     ) -> LoadReport:
         """Load log files into the sink table (recreated first unless ``replace`` is false)."""
         return load_logs(
@@ -131,6 +130,7 @@ class Warehouse:
             schema=self.schema,
             progress=progress,
             replace=replace,
+            method=method,
         )
 
     def views(self) -> tuple[ViewDefinition, ...]:
