@@ -8,6 +8,7 @@ DuckDB SQL is generated from it. A payload field the local sink table does not h
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -43,8 +44,18 @@ def duckdb_query(
     payload_fields: Iterable[str],
 ) -> str:
     """The view's query in DuckDB SQL, reading ``sink_table`` instead of the BigQuery sink."""
+    return _transpile(view, source, sink_table, payload_column, frozenset(payload_fields))
+
+
+@functools.cache
+def _transpile(
+    view: ViewDefinition,
+    source: SourceTable,
+    sink_table: str,
+    payload_column: str,
+    present: frozenset[str],
+) -> str:
     tree = sqlglot.parse_one(view.query, read="bigquery")
-    present = set(payload_fields)
     rewritten = 0
 
     def rewrite(node: exp.Expression) -> exp.Expression:
@@ -66,7 +77,7 @@ def duckdb_query(
     return local_tree.sql(dialect="duckdb", pretty=True)
 
 
-def _reads_missing_field(column: exp.Column, payload_column: str, present: set[str]) -> bool:
+def _reads_missing_field(column: exp.Column, payload_column: str, present: frozenset[str]) -> bool:
     """``<alias>.jsonPayload.<field>`` for a field the local payload struct lacks."""
     parts = [part.name for part in column.parts]
     if payload_column not in parts[:-1]:

@@ -14,6 +14,7 @@ views are the generated BigQuery SQL transpiled by sqlglot.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -72,8 +73,12 @@ def default_config(path: str | Path | None = None) -> DeploymentConfig:
     return parse_config(_DEFAULT_CONFIG, origin="built-in local config")
 
 
+@functools.cache
 def local_views(config: DeploymentConfig) -> tuple[ViewDefinition, ...]:
-    """The generated views for the sink-table layout the local warehouse mirrors."""
+    """The generated views for the sink-table layout the local warehouse mirrors.
+
+    Cached per config: generating and qualifying the SQL takes about a second.
+    """
     from agent_telemetry.views._render import generate_views
 
     return generate_views(config, LOCAL_LAYOUT)
