@@ -89,7 +89,9 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
     if db is not None:
         console.print(
             f"kept {db}: table {report.table}, views {', '.join(names)}\n"
-            f'  e.g. duckdb {db} "SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL"'
+            f'  e.g. duckdb {db} "SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL"',
+            soft_wrap=True,
+            highlight=False,
         )
 
 

@@ -17,7 +17,6 @@ from agent_telemetry.views.warehouse import (
     TranspileError,
     Warehouse,
     duckdb_query,
-    local_views,
 )
 from tests.views.lines import line, write_lines
 
