@@ -35,6 +35,7 @@ from agent_telemetry.views._load_sql import (
     batch_insert,
     bulk_insert,
     delete_non_telemetry,
+    local_fields,
 )
 from agent_telemetry.views._sink import sink_schema
 
@@ -102,7 +103,7 @@ def create_sink(
     schema = default_sink_schema() if schema is None else schema
     sink = SinkColumns.from_schema(schema)
     con.execute(f"DROP TABLE IF EXISTS {quote_identifier(table)}")
-    con.execute(create_table_sql(table, schema))
+    con.execute(create_table_sql(table, local_fields(schema)))
     return sink
 
 

@@ -1,6 +1,7 @@
 """The DuckDB statements that move log records into the sink-shaped table.
 
-Everything is derived from the sink's BigQuery schema, so a sink table typed the way a
+The local sink keeps the two columns of the BigQuery sink table the views read,
+``timestamp`` and ``jsonPayload``, typed from the same sink schema. Everything is derived from the sink's BigQuery schema, so a sink table typed the way a
 self-made BigQuery sink would have guessed it (FLOAT for integers, a missing column)
 is loaded by the same code. The emitter's line carries the payload at the top level
 with ``time`` and ``severity``, which Cloud Logging lifts into the LogEntry; an export
@@ -32,6 +33,20 @@ LIFTED = {"time": TIMESTAMP, "severity": "severity"}
 ENVELOPE_KEYS = ("event", "schema_version")
 
 
+LOCAL_COLUMNS = (TIMESTAMP, PAYLOAD)
+
+
+def local_fields(schema: Sequence[BigQueryField]) -> list[BigQueryField]:
+    """The sink schema's fields the local table keeps (the LogEntry envelope the views
+    never read would only cost load time), in schema order."""
+    fields = [field for field in schema if field.get("name") in LOCAL_COLUMNS]
+    names = [field.get("name") for field in fields]
+    for name in LOCAL_COLUMNS:
+        if name not in names:
+            raise SinkSchemaError(f"sink schema has no {name!r} column")
+    return fields
+
+
 def sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -46,9 +61,8 @@ class SinkColumns:
 
     @classmethod
     def from_schema(cls, schema: Sequence[BigQueryField]) -> SinkColumns:
+        schema = local_fields(schema)
         columns = column_types(schema)
-        if TIMESTAMP not in columns:
-            raise SinkSchemaError(f"sink schema has no {TIMESTAMP!r} column")
         payload_fields = record_fields(schema, PAYLOAD)
         payload = {str(f["name"]): duckdb_type(f) for f in payload_fields}
         for key in ENVELOPE_KEYS:
