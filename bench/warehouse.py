@@ -54,7 +54,8 @@ def _value(spec: FieldSpec, rnd: random.Random) -> Any:
         return rnd.choice(spec.members)
     if spec.kind == "bool":
         return rnd.random() < 0.9
-    assert spec.ge is not None and spec.le is not None
+    assert spec.ge is not None
+    assert spec.le is not None
     return min(spec.le, spec.ge + int(rnd.expovariate(1 / max(1, (spec.le - spec.ge) // 50))))
 
 

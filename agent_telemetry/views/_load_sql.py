@@ -1,9 +1,10 @@
 """The DuckDB statements that move log records into the sink-shaped table.
 
 The local sink keeps the two columns of the BigQuery sink table the views read,
-``timestamp`` and ``jsonPayload``, typed from the same sink schema. Everything is derived from the sink's BigQuery schema, so a sink table typed the way a
-self-made BigQuery sink would have guessed it (FLOAT for integers, a missing column)
-is loaded by the same code. The emitter's line carries the payload at the top level
+``timestamp`` and ``jsonPayload``, typed from the same sink schema. Everything is
+derived from that schema, so a sink table typed the way a self-made BigQuery sink
+would have guessed it (FLOAT for integers, a missing column) is loaded by the same
+code. The emitter's line carries the payload at the top level
 with ``time`` and ``severity``, which Cloud Logging lifts into the LogEntry; an export
 already holds LogEntries with ``timestamp`` and ``jsonPayload``.
 """
