@@ -1,0 +1,84 @@
+"""Where lines go and in which mode: the emitter's only global state.
+
+``configure`` swaps in a new logger (one attribute assignment, so a concurrent ``emit``
+uses either the old logger or the new one, never half of each). Counters, the write
+lock and active captures live in ``SHARED`` and survive every ``configure``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import IO, Any
+
+from agent_telemetry.emit._counters import TelemetryCounters
+from agent_telemetry.emit._logger import TelemetryLogger, make_logger
+from agent_telemetry.emit._output import Shared
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """``stream`` None means "``sys.stdout`` as it is at each write"."""
+
+    stream: IO[Any] | None = None
+    strict: bool = False
+
+
+SHARED = Shared()
+
+
+class _Current:
+    def __init__(self) -> None:
+        self.settings = Settings()
+        self.logger: TelemetryLogger = make_logger(SHARED, None, False)
+
+
+CURRENT = _Current()
+_configure_lock = threading.Lock()
+
+
+def _apply(settings: Settings) -> Settings:
+    with _configure_lock:
+        previous = CURRENT.settings
+        CURRENT.settings = settings
+        CURRENT.logger = make_logger(SHARED, settings.stream, settings.strict)
+    return previous
+
+
+def configure(*, stream: IO[Any] | None = None, strict: bool | None = None) -> None:
+    """Set where lines go and the mode; an argument left as None keeps its current value.
+
+    ``stream``: any object with ``write`` (text or binary) and ``flush``; the default,
+    until configured, is ``sys.stdout`` looked up at each write.
+    ``strict``: True raises ``TelemetryValidationError`` on any invalid call; False (the
+    default, for production) never raises into the caller.
+    """
+    with _configure_lock:
+        current = CURRENT.settings
+    _apply(
+        Settings(
+            stream=current.stream if stream is None else stream,
+            strict=current.strict if strict is None else bool(strict),
+        )
+    )
+
+
+def reset_defaults() -> None:
+    """Back to ``sys.stdout`` (looked up at each write) and lenient mode."""
+    _apply(Settings())
+
+
+def settings() -> Settings:
+    """The current settings (to restore them later with ``configure``)."""
+    return CURRENT.settings
+
+
+def counters() -> TelemetryCounters:
+    """A snapshot of the counters since start (or the last ``reset_counters``)."""
+    with SHARED.lock:
+        return SHARED.counters.snapshot()
+
+
+def reset_counters() -> None:
+    with SHARED.lock:
+        SHARED.counters.reset()

@@ -1,0 +1,47 @@
+"""The one error the emitter raises, and only in strict mode.
+
+Messages are built from names the package controls (event, field, rule). Pydantic's
+own ``ValidationError`` text quotes the input, so it never leaves this package: not as
+a message, not as ``__cause__``, not as ``__context__``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason a line is invalid: which field (None for the event itself) and which rule.
+
+    ``rule`` is pydantic's error type (``enum``, ``int_type``, ``less_than_equal``,
+    ``missing``, ...) or one of the emitter's own: ``unknown_field``, ``unknown_event``,
+    ``bad_event_type``, ``unusable_value`` (validating the value raised).
+    """
+
+    field: str | None
+    rule: str
+    hint: str | None = None  # built from model names only, never from the input
+
+    def __str__(self) -> str:
+        text = self.rule if self.field is None else f"{self.field}: {self.rule}"
+        return text if self.hint is None else f"{text} ({self.hint})"
+
+
+class TelemetryValidationError(ValueError):
+    """Strict mode: the event or one of its fields breaks the model.
+
+    ``event`` is the event name (None when the event itself is unknown), ``problems``
+    the field/rule pairs in model order. No attribute holds the rejected value.
+    """
+
+    def __init__(self, event: str | None, problems: tuple[Problem, ...]) -> None:
+        self.event = event
+        self.problems = problems
+        where = event if event is not None else "telemetry event"
+        super().__init__(f"{where}: " + "; ".join(str(p) for p in problems))
+
+    def __reduce__(
+        self,
+    ) -> tuple[type[TelemetryValidationError], tuple[str | None, tuple[Problem, ...]]]:
+        return (type(self), (self.event, self.problems))

@@ -1,0 +1,292 @@
+"""Resolve the event and validate its fields with the pydantic model.
+
+Pure functions over plain data: ``resolve`` turns what the caller passed into a
+``Plan`` (or a closed-set ``RejectReason``), ``check`` turns raw fields into the values
+that go on the line plus the names of the invalid fields and the count of unknown keys.
+
+Pydantic's ``ValidationError`` quotes the input in its text, so only ``loc`` and
+``type`` are read from it, and it is never re-raised or chained: strict-mode errors are
+raised after the ``except`` block has ended, so they carry no ``__context__``.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, TypeGuard
+
+from pydantic import ValidationError
+from pydantic_core import SchemaValidator
+
+from agent_telemetry.emit._errors import Problem, TelemetryValidationError
+from agent_telemetry.schema import EVENTS, FieldSpec, TelemetryEvent, event_spec
+from agent_telemetry.schema._spec import base_type
+
+
+class RejectReason(StrEnum):
+    """Why a call wrote a ``telemetry_rejected`` line instead of its event."""
+
+    UNKNOWN_EVENT = "unknown_event"  # a name that is not in the catalogue
+    BAD_EVENT_TYPE = "bad_event_type"  # not a name, an event model or an event instance
+    INTERNAL_ERROR = "internal_error"  # the emitter itself failed; the call still returned
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What validating and writing one event needs, computed once per model."""
+
+    model: type[TelemetryEvent]
+    event: str
+    schema_version: int
+    order: tuple[str, ...]
+    names: frozenset[str]
+    required: tuple[str, ...]
+    enums: frozenset[str]  # fields whose validated value is an Enum member but not a str
+    placeholders: dict[str, Any] = field(repr=False)
+    validator: SchemaValidator = field(repr=False)
+
+
+# The outcome of ``check``: (validated values in model order, None meaning "omit",
+# names of invalid fields in model order, count of unknown keys). A plain tuple: this
+# is the hot path.
+Checked = tuple[dict[str, Any], tuple[str, ...], int]
+
+
+_PLANS: dict[type[TelemetryEvent], Plan] = {}
+
+
+def _placeholder(spec: FieldSpec) -> Any:
+    # A value the field certainly accepts; it stands in for a required field that is
+    # missing or invalid so the other fields can still be validated by the model.
+    if spec.kind == "enum":
+        return spec.members[0]
+    if spec.kind == "int":
+        return spec.ge
+    return False
+
+
+def plan_for(model: type[TelemetryEvent]) -> Plan:
+    """The (cached) plan of a rule-checked event model."""
+    plan = _PLANS.get(model)
+    if plan is not None:
+        return plan
+    spec = event_spec(model)
+    # StrEnum members are already strings (orjson writes them as such, and they compare
+    # equal to their value); only a plain Enum's members need unwrapping.
+    enums = frozenset(
+        name
+        for name, info in model.model_fields.items()
+        if isinstance(base_type(info), type)
+        and issubclass(base_type(info), enum.Enum)
+        and not issubclass(base_type(info), str)
+    )
+    plan = Plan(
+        model=model,
+        event=spec.name,
+        schema_version=spec.schema_version,
+        order=spec.field_names,
+        names=frozenset(spec.field_names),
+        required=tuple(f.name for f in spec.fields if f.required),
+        enums=enums,
+        placeholders={f.name: _placeholder(f) for f in spec.fields if f.required},
+        validator=model.__pydantic_validator__,  # type: ignore[arg-type]
+    )
+    _PLANS[model] = plan
+    return plan
+
+
+_BY_NAME: dict[str, Plan] = {}
+
+
+def plan_by_name(name: str) -> Plan | None:
+    """The plan of a catalogue event by exact name (the hot path of ``resolve``)."""
+    plan = _BY_NAME.get(name)
+    if plan is None:
+        model = EVENTS.get(name)
+        if model is None:
+            return None
+        plan = _BY_NAME[name] = plan_for(model)
+    return plan
+
+
+def _is_event_model(candidate: type) -> TypeGuard[type[TelemetryEvent]]:
+    # Only classes that define their own event_name went through the definition rules;
+    # a subclass of PipelineRun that adds a field inherits the name but was never checked.
+    return issubclass(candidate, TelemetryEvent) and "event_name" in candidate.__dict__
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    plan: Plan | None
+    reason: RejectReason | None = None
+    instance_fields: dict[str, Any] | None = None
+
+
+def resolve(event: object) -> Resolved:
+    """An event name, an event model class or an event instance -> its plan."""
+    try:
+        if isinstance(event, str):
+            # str.__str__ gives an exact str, whatever a subclass does to __hash__/__eq__.
+            plan = plan_by_name(str.__str__(event))
+            if plan is None:
+                return Resolved(None, RejectReason.UNKNOWN_EVENT)
+            return Resolved(plan)
+        if isinstance(event, type):
+            if _is_event_model(event):
+                return Resolved(plan_for(event))
+            return Resolved(None, RejectReason.BAD_EVENT_TYPE)
+        kind = type(event)
+        if _is_event_model(kind):
+            # Re-validated like keyword fields: model_construct() builds unchecked instances.
+            values = object.__getattribute__(event, "__dict__")
+            return Resolved(plan_for(kind), instance_fields=dict(values))
+    except Exception:
+        pass
+    return Resolved(None, RejectReason.BAD_EVENT_TYPE)
+
+
+def unknown_key_problem(plan: Plan, key: object) -> Problem:
+    """Strict mode's error for an unknown key: never the key (it may be personal data),
+    but the model field it is a likely typo of, if any."""
+    hint = None
+    if isinstance(key, str):
+        import difflib  # only on this error path
+
+        close = difflib.get_close_matches(str.__str__(key), plan.order, n=1, cutoff=0.75)
+        if close:
+            hint = f"a key close to {close[0]!r}"
+    return Problem(None, "unknown_field", hint)
+
+
+def _split(raw: dict[Any, Any], names: frozenset[str]) -> tuple[dict[str, Any], list[object]]:
+    known: dict[str, Any] = {}
+    unknown: list[object] = []
+    for key, value in raw.items():
+        name = key if type(key) is str else str.__str__(key) if isinstance(key, str) else None
+        if name is not None and name in names:
+            known[name] = value
+        else:
+            unknown.append(key)
+    return known, unknown
+
+
+_UNUSABLE = object()
+
+
+def _problems_of(exc: ValidationError) -> list[Problem]:
+    # Only loc and type: the input (and any message quoting it) is never read.
+    problems = []
+    for error in exc.errors(include_url=False, include_context=False, include_input=False):
+        loc = error["loc"]
+        where = loc[0] if loc and isinstance(loc[0], str) else None
+        problems.append(Problem(where, str(error["type"])))
+    return problems
+
+
+def _attempt(plan: Plan, data: dict[str, Any]) -> Any:
+    """The model instance, a list of problems, or ``_UNUSABLE`` if validating raised."""
+    try:
+        return plan.validator.validate_python(data)
+    except ValidationError as exc:
+        return _problems_of(exc)
+    except Exception:
+        # A value whose __hash__/__eq__/__str__ raises inside pydantic; never re-raised.
+        return _UNUSABLE
+
+
+def _isolate(plan: Plan, data: dict[str, Any]) -> list[Problem]:
+    """Validate field by field (the others replaced by placeholders) to find culprits."""
+    problems: list[Problem] = []
+    for name in plan.order:
+        if name not in data:
+            continue
+        outcome = _attempt(plan, {**plan.placeholders, name: data[name]})
+        if outcome is _UNUSABLE:
+            problems.append(Problem(name, "unusable_value"))
+        elif isinstance(outcome, list):
+            problems.extend(p for p in outcome if p.field == name)
+    return problems
+
+
+def _values(
+    plan: Plan, given: dict[str, Any], skip: frozenset[str] | set[str] = frozenset()
+) -> dict[str, Any]:
+    """Validated values in model order (pydantic fills ``__dict__`` in field order)."""
+    enums = plan.enums
+    return {
+        k: (v.value if k in enums else v)
+        for k, v in given.items()
+        if v is not None and k not in skip
+    }
+
+
+def check(plan: Plan, raw: dict[Any, Any], strict: bool, extra_unknown: int = 0) -> Checked:
+    """Validate ``raw`` against the plan's model.
+
+    Strict: raise ``TelemetryValidationError`` naming every bad field and its rule.
+    Lenient: drop each bad field and name it in ``invalid``; a required field that is
+    missing or invalid is omitted and named too, so the rest of the line still lands.
+    """
+    first: Any = None
+    if not extra_unknown:
+        try:
+            # The common case: every key known (the model's extra="forbid" rejects any
+            # other) and every value valid. Anything else takes the careful path.
+            given: dict[str, Any] = plan.validator.validate_python(raw).__dict__
+            # pydantic fills __dict__ in field order, the line's order; None is left for
+            # the record builder to skip, which saves a second pass over the fields.
+            return (given if not plan.enums else _values(plan, given)), (), 0
+        except ValidationError as exc:
+            first = _problems_of(exc)
+        except Exception:
+            first = _UNUSABLE
+    # Exact str keys from here on: a str subclass key may break __hash__ or __eq__.
+    known, unknown = _split(raw, plan.names)
+    # Unknown keys made the first attempt fail on them too; otherwise it is still valid.
+    outcome = first if first is not None and not unknown else _attempt(plan, known)
+    if strict:
+        problems = [unknown_key_problem(plan, k) for k in unknown]
+        if extra_unknown:
+            problems.append(Problem(None, "fields_with_instance"))
+        if outcome is _UNUSABLE:
+            problems.extend(_isolate(plan, known) or [Problem(None, "unusable_value")])
+        elif isinstance(outcome, list):
+            problems.extend(outcome)
+        if problems:
+            raise TelemetryValidationError(plan.event, _in_model_order(plan, problems))
+        return _values(plan, outcome.__dict__), (), 0
+    if outcome is not _UNUSABLE and not isinstance(outcome, list):
+        return _values(plan, outcome.__dict__), (), len(unknown) + extra_unknown
+    return _lenient(plan, known, len(unknown) + extra_unknown, outcome)
+
+
+def _in_model_order(plan: Plan, problems: list[Problem]) -> tuple[Problem, ...]:
+    rank = {name: i for i, name in enumerate(plan.order)}
+    return tuple(sorted(problems, key=lambda p: -1 if p.field is None else rank.get(p.field, -1)))
+
+
+def _lenient(plan: Plan, known: dict[str, Any], unknown: int, first: Any) -> Checked:
+    bad: set[str] = set()
+    if isinstance(first, list) and all(p.field is not None for p in first):
+        bad.update(p.field for p in first if p.field is not None)
+    # Each round either succeeds or marks at least one more field bad, so this ends.
+    for _ in range(len(plan.order) + 1):
+        candidate = {k: v for k, v in known.items() if k not in bad}
+        missing = [name for name in plan.required if name not in candidate]
+        for name in missing:
+            candidate[name] = plan.placeholders[name]
+        outcome = _attempt(plan, candidate)
+        if outcome is _UNUSABLE:
+            outcome = _isolate(plan, candidate) or [Problem(None, "unusable_value")]
+        if isinstance(outcome, list):
+            newly = {p.field for p in outcome}
+            if None in newly or not (newly - bad):
+                break  # a model-level failure names no field: trust nothing of this call
+            bad.update(n for n in newly if n is not None)
+            continue
+        skip = bad.union(missing)
+        invalid = tuple(name for name in plan.order if name in skip)
+        return _values(plan, outcome.__dict__, skip), invalid, unknown
+    given = set(known).union(plan.required)
+    return {}, tuple(name for name in plan.order if name in given), unknown

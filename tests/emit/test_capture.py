@@ -1,0 +1,104 @@
+"""capture() and the telemetry_capture fixture: services assert their own telemetry."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_telemetry.emit import capture, counters, emit
+from tests.emit.conftest import emitting
+
+
+def test_capture_yields_records_and_keeps_the_stream_clean() -> None:
+    with emitting() as buffer:
+        with capture() as records:
+            returned = emit("provider_status", provider="vertex", state="live", probe="preflight")
+        assert counters().emitted == {"provider_status": 1}
+    assert records == [returned]
+    assert records[0]["state"] == "live"
+    assert buffer.getvalue() == ""
+
+
+def test_capture_ends_with_its_block() -> None:
+    with emitting() as buffer:
+        with capture() as records:
+            emit("chat_turn", tier="public", kind="text")
+        emit("chat_turn", tier="admin", kind="text")
+    assert [r["tier"] for r in records] == ["public"]
+    assert buffer.getvalue().count("\n") == 1
+
+
+def test_nested_captures_each_see_their_own_block() -> None:
+    with emitting(), capture() as outer:
+        emit("chat_turn", tier="public", kind="text")
+        with capture() as inner:
+            emit("chat_turn", tier="admin", kind="text")
+        emit("chat_turn", tier="public", kind="action")
+    assert [r["tier"] for r in inner] == ["admin"]
+    assert [r["kind"] for r in outer] == ["text", "text", "action"]
+
+
+def test_capture_sees_other_threads() -> None:
+    with emitting(), capture() as records:
+        fields = {"tier": "public", "kind": "text"}
+        thread = threading.Thread(target=emit, args=("chat_turn",), kwargs=fields)
+        thread.start()
+        thread.join()
+    assert len(records) == 1
+
+
+def test_capture_shows_lenient_outcomes() -> None:
+    with emitting(), capture() as records:
+        emit("pipeline_run", lane="public", status="shiny", mystery=1)
+    assert records[0]["invalid_fields"] == ["status"]
+    assert records[0]["unknown_fields"] == 1
+
+
+def test_the_fixture_captures(telemetry_capture: list[dict[str, Any]]) -> None:
+    emit("pipeline_render", theme="dark", render_lane="run", render_ms=1200, passed=True)
+    assert telemetry_capture[-1]["render_ms"] == 1200
+
+
+SERVICE_TEST = textwrap.dedent(
+    """
+    from agent_telemetry.emit import emit
+
+
+    def finish_run():
+        emit("pipeline_run", lane="public", status="ok", attempts=0)
+
+
+    def test_run_reports_telemetry(telemetry_capture):
+        finish_run()
+        assert [r["status"] for r in telemetry_capture] == ["ok"]
+
+
+    def test_fixture_is_fresh_per_test(telemetry_capture):
+        assert telemetry_capture == []
+    """
+)
+
+
+def test_the_fixture_is_installed_as_a_pytest_plugin(tmp_path: Path) -> None:
+    # A service's test suite in its own directory, run by a separate pytest: the fixture
+    # comes from the package's pytest11 entry point, with no conftest involved.
+    (tmp_path / "test_service.py").write_text(SERVICE_TEST)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 passed" in out.stdout
+
+
+def test_fixture_is_listed_by_pytest(pytestconfig: pytest.Config) -> None:
+    assert pytestconfig.pluginmanager.has_plugin("agent_telemetry")

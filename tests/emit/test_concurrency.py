@@ -1,0 +1,64 @@
+"""Many threads, one stream: every line whole, none lost, none merged."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from pathlib import Path
+
+from agent_telemetry.emit import configure, counters, reset_counters, reset_defaults, settings
+
+THREADS = 8
+LINES_PER_THREAD = 10_000
+
+
+def test_eight_threads_write_80000_whole_lines(tmp_path: Path) -> None:
+    from agent_telemetry.emit import emit
+
+    path = tmp_path / "telemetry.jsonl"
+    previous = settings()
+    start = threading.Barrier(THREADS)
+
+    def worker(position: int) -> None:
+        start.wait()
+        for n in range(LINES_PER_THREAD):
+            emit(
+                "pipeline_run",
+                lane="public",
+                status="ok",
+                queue_position=position,
+                queue_wait_ms=n,
+                duration_ms=n,
+            )
+
+    with path.open("w", encoding="utf-8") as stream:
+        reset_counters()
+        configure(stream=stream, strict=False)
+        try:
+            threads = [threading.Thread(target=worker, args=(i,)) for i in range(THREADS)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            snapshot = counters()
+        finally:
+            reset_defaults()
+            configure(stream=previous.stream, strict=previous.strict)
+            reset_counters()
+
+    raw = path.read_bytes()
+    assert raw.endswith(b"\n")
+    lines = raw.split(b"\n")[:-1]
+    assert len(lines) == THREADS * LINES_PER_THREAD
+    per_thread: Counter[int] = Counter()
+    seen: set[tuple[int, int]] = set()
+    for line in lines:
+        record = json.loads(line)
+        assert record["event"] == "pipeline_run"
+        assert record["queue_wait_ms"] == record["duration_ms"]
+        per_thread[record["queue_position"]] += 1
+        seen.add((record["queue_position"], record["queue_wait_ms"]))
+    assert per_thread == dict.fromkeys(range(THREADS), LINES_PER_THREAD)
+    assert len(seen) == THREADS * LINES_PER_THREAD
+    assert snapshot.emitted == {"pipeline_run": THREADS * LINES_PER_THREAD}

@@ -1,0 +1,110 @@
+"""Each processor of the chain alone: plain callables over plain dicts."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from agent_telemetry.emit import RejectReason, TelemetryValidationError, counters, emit
+from agent_telemetry.emit._config import CURRENT, SHARED
+from agent_telemetry.emit._logger import make_logger
+from agent_telemetry.emit._processors import (
+    build_record,
+    render_line,
+    resolve_event,
+    validate_fields,
+)
+from agent_telemetry.emit._validate import plan_for
+from agent_telemetry.schema import ChatTurn
+from tests.emit.conftest import emitting, lines
+
+
+def test_resolve_event_finds_the_plan() -> None:
+    event_dict = resolve_event(None, "info", {"event": "chat_turn", "fields": {}, "strict": False})
+    assert event_dict["plan"] is plan_for(ChatTurn)
+
+
+def test_resolve_event_rejects_with_a_closed_reason() -> None:
+    event_dict = resolve_event(None, "info", {"event": "x", "fields": {}, "strict": False})
+    assert event_dict["reason"] is RejectReason.UNKNOWN_EVENT
+    assert "plan" not in event_dict
+
+
+def test_resolve_event_raises_in_strict_mode() -> None:
+    with pytest.raises(TelemetryValidationError):
+        resolve_event(None, "info", {"event": "x", "fields": {}, "strict": True})
+
+
+def test_validate_fields_splits_values_invalid_unknown() -> None:
+    event_dict: dict[str, Any] = {
+        "plan": plan_for(ChatTurn),
+        "fields": {"tier": "public", "kind": "nope", "other": 1},
+        "strict": False,
+    }
+    values, invalid, unknown = validate_fields(None, "info", event_dict)["checked"]
+    assert values == {"tier": "public"}
+    assert invalid == ("kind",)
+    assert unknown == 1
+
+
+def test_build_record_orders_the_envelope_first() -> None:
+    event_dict = {"plan": plan_for(ChatTurn), "checked": ({"tier": "admin"}, ("kind",), 2)}
+    record = build_record(None, "info", event_dict)
+    assert list(record) == [
+        "event",
+        "schema_version",
+        "severity",
+        "time",
+        "tier",
+        "invalid_fields",
+        "unknown_fields",
+    ]
+
+
+def test_render_line_is_one_json_line_and_the_record() -> None:
+    record = {"event": "chat_turn", "tier": "admin"}
+    (line, same), kwargs = render_line(None, "info", record)
+    assert line.endswith(b"\n")
+    assert line.count(b"\n") == 1
+    assert json.loads(line) == record
+    assert same is record
+    assert kwargs == {}
+
+
+def explode(_logger: object, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    if "reason" not in event_dict:  # fails every event, lets the rejected line through
+        raise RuntimeError("a bug in the emitter")
+    return event_dict
+
+
+@contextmanager
+def broken_chain(*, strict: bool) -> Iterator[io.StringIO]:
+    """The live chain with a failing processor in front, as a bug in it would be."""
+    with emitting(strict=strict) as buffer:
+        logger = make_logger(SHARED, buffer, strict)
+        logger._processors = [explode, *logger._processors]
+        original, CURRENT.logger = CURRENT.logger, logger
+        try:
+            yield buffer
+        finally:
+            CURRENT.logger = original
+
+
+def test_an_internal_failure_writes_a_rejected_line_and_never_raises() -> None:
+    with broken_chain(strict=False) as buffer:
+        assert emit("chat_turn", tier="public", kind="text") is not None
+        assert counters().internal_errors == 1
+    (line,) = lines(buffer)
+    assert (line["event"], line["reason"]) == ("telemetry_rejected", "internal_error")
+
+
+def test_an_internal_failure_in_strict_mode_raises_without_the_cause() -> None:
+    with broken_chain(strict=True), pytest.raises(TelemetryValidationError) as info:
+        emit("chat_turn", tier="public", kind="text")
+    assert info.value.problems[0].rule == "internal_error"
+    assert info.value.__context__ is None

@@ -1,0 +1,110 @@
+"""Strict mode: errors name the event, the field and the rule, never the value."""
+
+from __future__ import annotations
+
+import io
+import pickle
+
+import pytest
+
+from agent_telemetry.emit import Problem, TelemetryValidationError, capture, counters, emit
+from agent_telemetry.schema import PipelineRun
+
+SECRET = "jane.doe@example.com"
+
+
+def raised(event: object, **fields: object) -> TelemetryValidationError:
+    with pytest.raises(TelemetryValidationError) as info:
+        emit(event, **fields)
+    return info.value
+
+
+def test_error_names_event_field_and_rule_not_value(strict: io.StringIO) -> None:
+    error = raised("pipeline_run", lane=SECRET, status="ok", queue_wait_ms=-1)
+    assert str(error) == "pipeline_run: lane: enum; queue_wait_ms: greater_than_equal"
+    assert error.event == "pipeline_run"
+    assert error.problems == (
+        Problem("lane", "enum"),
+        Problem("queue_wait_ms", "greater_than_equal"),
+    )
+    assert SECRET not in repr(error)
+    assert strict.getvalue() == ""
+
+
+def test_error_carries_no_pydantic_error_as_cause_or_context(strict: io.StringIO) -> None:
+    error = raised("pipeline_run", lane=SECRET, status="ok")
+    assert error.__cause__ is None
+    assert error.__context__ is None
+    assert error.__suppress_context__ is False
+
+
+def test_error_survives_pickling_without_the_value(strict: io.StringIO) -> None:
+    error = raised("chat_turn", tier=SECRET, kind="text")
+    copy = pickle.loads(pickle.dumps(error))
+    assert str(copy) == str(error) == "chat_turn: tier: enum"
+    assert SECRET.encode() not in pickle.dumps(error)
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"status": "ok"}, "lane: missing"),
+        ({"lane": "PUBLIC", "status": "ok"}, "lane: enum"),
+        ({"lane": " public", "status": "ok"}, "lane: enum"),
+        ({"lane": "public", "status": "ok", "attempts": True}, "attempts: int_type"),
+        ({"lane": "public", "status": "ok", "attempts": 2.0}, "attempts: int_type"),
+        ({"lane": "public", "status": "ok", "attempts": "1"}, "attempts: int_type"),
+        ({"lane": "public", "status": "ok", "attempts": 3}, "attempts: less_than_equal"),
+        ({"lane": "public", "status": "ok", "model_calls": 10**40}, "model_calls: less_than_equal"),
+        ({"lane": "public", "status": None}, "status: enum"),
+    ],
+)
+def test_each_rule_is_named(strict: io.StringIO, fields: dict[str, object], expected: str) -> None:
+    assert str(raised("pipeline_run", **fields)) == f"pipeline_run: {expected}"
+
+
+def test_bool_field_rejects_ints(strict: io.StringIO) -> None:
+    error = raised("pipeline_render", theme="dark", render_lane="run", passed=1)
+    assert str(error) == "pipeline_render: passed: bool_type"
+
+
+def test_unknown_key_is_not_named(strict: io.StringIO) -> None:
+    error = raised("chat_turn", tier="public", kind="text", **{SECRET: 1})
+    assert str(error) == "chat_turn: unknown_field"
+    assert SECRET not in repr(error.problems)
+
+
+def test_a_misspelt_key_gets_a_hint_from_the_model_not_the_key(strict: io.StringIO) -> None:
+    error = raised("chat_turn", tier="public", kind="text", duration_m=5)
+    assert str(error) == "chat_turn: unknown_field (a key close to 'duration_ms')"
+    assert "duration_m'" not in str(error)
+
+
+def test_unknown_event_is_not_named(strict: io.StringIO) -> None:
+    error = raised(SECRET)
+    assert error.event is None
+    assert error.problems[0].rule == "unknown_event"
+    assert "pipeline_run" in str(error)  # the hint lists the catalogue
+    assert SECRET not in str(error)
+
+
+def test_not_an_event_at_all(strict: io.StringIO) -> None:
+    assert raised(42).problems[0].rule == "bad_event_type"
+
+
+def test_strict_raises_write_nothing_and_count_nothing(strict: io.StringIO) -> None:
+    raised("pipeline_run", lane="nope", status="ok")
+    assert strict.getvalue() == ""
+    assert counters().emitted == {}
+
+
+def test_a_valid_event_is_written_in_strict_mode(strict: io.StringIO) -> None:
+    assert emit(PipelineRun, lane="public", status="ok") is not None
+    assert strict.getvalue().count("\n") == 1
+
+
+def test_capture_can_turn_strict_on_for_a_block(lenient: io.StringIO) -> None:
+    with capture(strict=True), pytest.raises(TelemetryValidationError):
+        emit("pipeline_run", lane="nope", status="ok")
+    # Lenient again after the block.
+    assert emit("pipeline_run", lane="nope", status="ok") is not None
