@@ -18,8 +18,8 @@ demo: $(STAMP)
 	$(BIN)/agent-telemetry events
 
 lint: $(STAMP)
-	$(BIN)/ruff check agent_telemetry tests bench
-	$(BIN)/ruff format --check agent_telemetry tests bench
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

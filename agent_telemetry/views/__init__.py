@@ -32,7 +32,13 @@ from agent_telemetry.views._describe import ENVELOPE_NAMES, QUALITY_VIEW
 from agent_telemetry.views._sink import PAYLOAD_COLUMN, sink_schema
 
 if TYPE_CHECKING:
-    from agent_telemetry.views._bindings import BindingViolation, binding_violations
+    from agent_telemetry.views._bindings import (
+        BindingViolation,
+        binding_violations,
+        column_lineage,
+        expected_sources,
+        view_lineage,
+    )
     from agent_telemetry.views._build import (
         GENERATED_DIR,
         BuildResult,
@@ -52,6 +58,9 @@ if TYPE_CHECKING:
 _LAZY = {
     "BindingViolation": "_bindings",
     "binding_violations": "_bindings",
+    "column_lineage": "_bindings",
+    "expected_sources": "_bindings",
+    "view_lineage": "_bindings",
     "GENERATED_DIR": "_build",
     "BuildResult": "_build",
     "build": "_build",
@@ -100,10 +109,13 @@ __all__ = [
     "binding_violations",
     "build",
     "check_logs",
+    "column_lineage",
     "expected_files",
+    "expected_sources",
     "generate_views",
     "load_config",
     "parse_config",
     "sink_schema",
     "sql_path",
+    "view_lineage",
 ]

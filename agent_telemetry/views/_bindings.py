@@ -18,6 +18,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.lineage import Node, lineage
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import Scope, build_scope
 
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views._config import Layout
@@ -78,10 +80,11 @@ def _reads(node: exp.Expr, payload: str) -> set[str]:
     return found
 
 
-def sources(column: str, tree: exp.Expr, layout: Layout, schema: dict[str, Any]) -> set[str]:
-    """Everything in the sink that ``column`` of the view is computed from."""
+def sources(column: str, scope: Scope, layout: Layout, schema: dict[str, Any]) -> set[str]:
+    """Everything in the sink that ``column`` of the (qualified) view is computed from."""
     payload = PAYLOAD_COLUMN[layout]
-    root: Node = lineage(column, tree, schema=schema, dialect=DIALECT)
+    root = lineage(column, scope.expression, schema=schema, dialect=DIALECT, scope=scope)
+    assert isinstance(root, Node)
     reached: set[str] = set()
     for node in root.walk():
         leaves = [d for d in node.downstream if isinstance(d.expression, exp.Table)]
@@ -96,26 +99,75 @@ def sources(column: str, tree: exp.Expr, layout: Layout, schema: dict[str, Any])
     return reached
 
 
+class _Unreadable(Exception):
+    """The SQL cannot be read back as a query over one sink table."""
+
+
+def _prepare(query: str, layout: Layout) -> tuple[Scope, list[str], dict[str, Any]]:
+    """Parse and qualify a view's query (or its CREATE VIEW): scope, output names, schema.
+
+    Qualified once here, so lineage does not re-qualify the whole query per column.
+    """
+    try:
+        tree = sqlglot.parse_one(query, dialect=DIALECT)
+        outputs = _output_columns(tree)
+    except (SqlglotError, ValueError) as exc:
+        raise _Unreadable(f"does not parse as a BigQuery query ({exc})") from None
+    if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query):
+        tree = tree.expression
+    table = _source_table(tree)
+    if table is None:
+        raise _Unreadable("does not read exactly one sink table")
+    schema: dict[str, Any] = {table[0]: {table[1]: {table[2]: table_columns(layout)}}}
+    try:
+        qualified = qualify(
+            tree, schema=schema, dialect=DIALECT, validate_qualify_columns=False, identify=False
+        )
+        scope = build_scope(qualified)
+    except SqlglotError as exc:
+        raise _Unreadable(f"does not qualify against the sink schema ({exc})") from None
+    if scope is None:
+        raise _Unreadable("is not a SELECT")
+    return scope, outputs, schema
+
+
+def column_lineage(query: str, layout: Layout, column: str) -> frozenset[str]:
+    """What ``column`` of the view reads from the sink, e.g. ``{"jsonPayload.lane"}``."""
+    scope, _, schema = _prepare(query, layout)
+    return frozenset(sources(column, scope, layout, schema))
+
+
+def view_lineage(query: str, layout: Layout) -> dict[str, frozenset[str]]:
+    """``column_lineage`` of every output column, reading the query once."""
+    scope, outputs, schema = _prepare(query, layout)
+    return {c: frozenset(sources(c, scope, layout, schema)) for c in dict.fromkeys(outputs)}
+
+
+def expected_sources(spec: EventSpec, layout: Layout) -> dict[str, frozenset[str]]:
+    """View column -> the one thing in the sink it must read."""
+    payload = PAYLOAD_COLUMN[layout]
+    expected = {f: frozenset({f"{payload}.{f}"}) for f in spec.field_names}
+    expected["timestamp"] = frozenset({"timestamp"})
+    expected["schema_version"] = frozenset({f"{payload}.schema_version"})
+    expected["invalid_fields"] = frozenset({f"{payload}.invalid_fields"})
+    return expected
+
+
 def binding_violations(
     query: str,
     spec: EventSpec,
     layout: Layout,
     view: str | None = None,
 ) -> list[BindingViolation]:
-    """Every way ``query`` fails to bind ``spec``'s fields; empty when the view is sound."""
+    """Every way ``query`` fails to bind ``spec``'s fields; empty when the view is sound.
+
+    ``query`` may be the SELECT or the whole ``CREATE VIEW`` (a committed file).
+    """
     name = view or spec.name
-    payload = PAYLOAD_COLUMN[layout]
     try:
-        tree = sqlglot.parse_one(query, dialect=DIALECT)
-        outputs = _output_columns(tree)
-    except (SqlglotError, ValueError) as exc:
-        return [BindingViolation(name, "*", f"does not parse as a BigQuery query ({exc})")]
-    if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query):
-        tree = tree.expression
-    table = _source_table(tree)
-    if table is None:
-        return [BindingViolation(name, "*", "reads no table")]
-    schema = {table[0]: {table[1]: {table[2]: table_columns(layout)}}}
+        scope, outputs, schema = _prepare(query, layout)
+    except _Unreadable as exc:
+        return [BindingViolation(name, "*", str(exc))]
     counts = Counter(outputs)
     fields = spec.field_names
     problems: list[BindingViolation] = []
@@ -126,10 +178,7 @@ def binding_violations(
             )
         if count > 1:
             problems.append(BindingViolation(name, column, f"appears {count} times"))
-    expected = {f: {f"{payload}.{f}"} for f in fields}
-    expected["timestamp"] = {"timestamp"}
-    expected["schema_version"] = {f"{payload}.schema_version"}
-    expected["invalid_fields"] = {f"{payload}.invalid_fields"}
+    expected = expected_sources(spec, layout)
     for column in (*fields, *ENVELOPE_NAMES):
         if counts[column] == 0:
             kind = "model field" if column in fields else "envelope column"
@@ -138,7 +187,7 @@ def binding_violations(
         if counts[column] > 1:
             continue
         try:
-            reached = sources(column, tree, layout, schema)
+            reached = sources(column, scope, layout, schema)
         except SqlglotError as exc:
             problems.append(BindingViolation(name, column, f"lineage failed ({exc})"))
             continue

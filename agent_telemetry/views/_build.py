@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agent_telemetry.views._config import LAYOUTS, DeploymentConfig, load_config
 from agent_telemetry.views._docs import data_dictionary
-from agent_telemetry.views._render import generate_views
+from agent_telemetry.views._render import ViewDefinition, generate_views
 
 GENERATED_DIR = Path(__file__).parent / "generated"
 DEFAULT_CONFIG = Path("telemetry.toml")
@@ -28,10 +28,14 @@ def sql_path(sql_dir: Path, layout: str, view: str) -> Path:
 def expected_files(config: DeploymentConfig, sql_dir: Path, docs_path: Path) -> dict[Path, str]:
     """Every generated file and its exact contents, for every layout."""
     files: dict[Path, str] = {}
+    documented: tuple[ViewDefinition, ...] = ()
     for layout in LAYOUTS:
-        for view in generate_views(config, layout):
+        views = generate_views(config, layout)
+        for view in views:
             files[sql_path(sql_dir, layout, view.name)] = view.ddl
-    files[docs_path] = data_dictionary(config, generate_views(config))
+        if layout == config.source.layout:
+            documented = views
+    files[docs_path] = data_dictionary(config, documented)
     return files
 
 

@@ -127,7 +127,7 @@ def _check_payload_keys(tree: exp.Expr, source: SourcePlan, what: str) -> None:
     sqlglot qualifies top-level columns against the schema but not the keys inside a
     STRUCT or JSON value, so those are checked here.
     """
-    known = payload_types(source.layout)
+    known = payload_types()
     payload = source.payload.lower()
     for dot in tree.find_all(exp.Dot):
         base = dot.this
@@ -140,6 +140,16 @@ def _check_payload_keys(tree: exp.Expr, source: SourcePlan, what: str) -> None:
             key = json_path_key(node.expression)
             if key is None or key not in known:
                 raise ViewBuildError(f"{what}: unsupported JSON path into {source.payload}")
+
+
+def _check_tables(tree: exp.Expr, source: SourcePlan, what: str) -> None:
+    """The only table a view reads is the sink (CTEs aside): no schema, no checked columns."""
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    for table in tree.find_all(exp.Table):
+        if not table.db and table.name in ctes:
+            continue
+        if (table.catalog, table.db, table.name) != (source.project, source.dataset, source.table):
+            raise ViewBuildError(f"{what}: reads a table other than the configured sink")
 
 
 def json_path_key(path: exp.Expr | None) -> str | None:
@@ -168,6 +178,7 @@ def compile_query(sql: str, source: SourcePlan, what: str) -> str:
         )
     except (ParseError, OptimizeError) as exc:
         raise ViewBuildError(f"{what}: {exc}") from exc
+    _check_tables(qualified, source, what)
     _check_payload_keys(qualified, source, what)
     # Qualifying lowercases identifiers (BigQuery column names are case-insensitive);
     # give the payload column back the spelling readers know from the sink table.

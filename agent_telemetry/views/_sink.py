@@ -230,8 +230,9 @@ def qualify_schema(layout: Layout, project: str, dataset: str, table: str) -> di
     return {project: {dataset: {table: table_columns(layout)}}}
 
 
-def payload_types(layout: Layout) -> dict[str, str]:
-    """Payload key -> GoogleSQL type, for checking field references the qualifier cannot see."""
-    payload = next(f for f in sink_schema("partitioned") if f["name"] == PAYLOAD_COLUMN["sharded"])
-    del layout  # the same keys are read from the JSON column of the analytics layout
-    return {f["name"]: _sql_type(f) for f in payload["fields"]}
+def payload_types() -> dict[str, str]:
+    """Payload key -> GoogleSQL type, for checking the keys the qualifier cannot see.
+
+    The same keys are read from the STRUCT (partitioned, sharded) or the JSON (analytics).
+    """
+    return {f["name"]: _sql_type(f) for f in payload_fields()}
