@@ -51,6 +51,7 @@ def events(only: str | None) -> None:
         console.print(table)
 
 
+from agent_telemetry.demo._cli import demo  # noqa: E402
 from agent_telemetry.views._cli import sink_schema_command, views  # noqa: E402
 from agent_telemetry.views._warehouse_cli import check_logs_command, preview  # noqa: E402
 
@@ -58,3 +59,4 @@ main.add_command(views)
 main.add_command(sink_schema_command)
 main.add_command(preview)
 main.add_command(check_logs_command)
+main.add_command(demo)
