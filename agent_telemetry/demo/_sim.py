@@ -48,16 +48,19 @@ class Simulation:
 @contextmanager
 def emitting_at(sim: Simulation, stream: IO[Any]) -> Iterator[None]:
     """Inside the block, ``emit`` writes to ``stream`` (strict mode), stamped with sim time."""
+    from unittest import mock
+
     from agent_telemetry.emit import _processors, configure, reset_defaults, settings
     from agent_telemetry.emit._time import rfc3339_utc
 
+    def simulated_now() -> str:
+        return rfc3339_utc(sim.epoch_ns())
+
     previous = settings()
-    original = _processors.rfc3339_utc
-    _processors.rfc3339_utc = lambda: rfc3339_utc(sim.epoch_ns())  # type: ignore[assignment]
     configure(stream=stream, strict=True)
     try:
-        yield
+        with mock.patch.object(_processors, "rfc3339_utc", simulated_now):
+            yield
     finally:
-        _processors.rfc3339_utc = original  # type: ignore[assignment]
         reset_defaults()
         configure(stream=previous.stream, strict=previous.strict)
