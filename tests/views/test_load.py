@@ -230,3 +230,22 @@ def test_a_lines_file_may_start_with_an_array_line(wh: Warehouse, tmp_path: Path
     )
     (loaded,) = wh.load([path]).files
     assert (loaded.layout, loaded.records, loaded.loaded, loaded.other_json) == ("lines", 2, 1, 1)
+
+
+def test_a_long_load_on_a_terminal_shows_a_rich_bar(wh: Warehouse, tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from agent_telemetry.views._load_progress import RichLoadProgress, wants_bar
+
+    text = "".join(line("pipeline_run", lane="public", status="ok") + "\n" for _ in range(2000))
+    path = tmp_path / "big.jsonl"
+    path.write_text(text)
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=100)
+    assert not wants_bar(Console(file=io.StringIO()), 1 << 30)  # not a terminal: no bar
+    assert wants_bar(console, 1 << 30)
+    with RichLoadProgress(console, path.stat().st_size) as progress:
+        assert wh.load([path], progress=progress).loaded == 2000
+    assert "loading" in screen.getvalue()
