@@ -125,18 +125,15 @@ def render_sections(sections: list[Section], console: Console) -> None:
     from rich.table import Table
 
     for section in sections:
-        table = Table(
-            title=section.title,
-            caption=section.note or None,
-            title_justify="left",
-            caption_justify="left",
-            title_style="bold",
-        )
+        console.print(f"\n[bold]{section.title}[/bold]", highlight=False)
+        table = Table()
         for index, header in enumerate(section.headers):
             table.add_column(header, justify="left" if index == 0 else "right")
         for row in section.rows:
             table.add_row(*("-" if value is None else _cell(value) for value in row))
         console.print(table)
+        if section.note:
+            console.print(section.note, style="dim", highlight=False)
 
 
 def _cell(value: Any) -> str:

@@ -15,8 +15,9 @@ def render_json(report: CheckReport) -> str:
     return json.dumps(report.as_dict(), indent=2)
 
 
-def _table(title: str, *columns: str) -> Table:
-    table = Table(title=title, title_justify="left", title_style="bold")
+def _table(console: Console, title: str, *columns: str) -> Table:
+    console.print(f"[bold]{title}[/bold]", highlight=False)
+    table = Table()
     for column in columns:
         numeric = column in ("records", "telemetry", "non-telemetry", "truncated", "lines")
         numeric = numeric or column in ("valid", "invalid")
@@ -25,7 +26,9 @@ def _table(title: str, *columns: str) -> Table:
 
 
 def render_text(report: CheckReport, console: Console) -> None:
-    files = _table("files", "file", "layout", "records", "telemetry", "non-telemetry", "truncated")
+    files = _table(
+        console, "files", "file", "layout", "records", "telemetry", "non-telemetry", "truncated"
+    )
     for checked in report.files:
         truncated = f"{checked.truncated:,}"
         if checked.truncated_at:
@@ -41,7 +44,7 @@ def render_text(report: CheckReport, console: Console) -> None:
         )
     console.print(files)
 
-    events = _table("events", "event", "lines", "valid", "invalid")
+    events = _table(console, "events", "event", "lines", "valid", "invalid")
     for check in report.events.values():
         style = "red" if check.invalid else None
         events.add_row(
@@ -51,7 +54,7 @@ def render_text(report: CheckReport, console: Console) -> None:
 
     if any(check.violations for check in report.events.values()):
         violations = _table(
-            "violations (values are never shown)", "event", "field", "rule", "lines"
+            console, "violations (values are never shown)", "event", "field", "rule", "lines"
         )
         for check in report.events.values():
             for (name, rule), count in sorted(check.violations.items()):
@@ -66,19 +69,21 @@ def render_text(report: CheckReport, console: Console) -> None:
         ("rejected by the emitter (telemetry_rejected)", report.rejected),
     ):
         if counter:
-            table = _table(title, "name", "lines")
+            table = _table(console, title, "name", "lines")
             for name, count in sorted(counter.items()):
                 table.add_row(name, f"{count:,}")
             console.print(table)
 
-    coverage = _table("coverage of valid values", "event", "field", "seen", "not seen")
-    for check in report.events.values():
-        if not check.lines:
-            continue
-        for name, cov in check.coverage.items():
-            seen, not_seen = _coverage_cells(cov.as_dict())
-            coverage.add_row(check.name, name, seen, not_seen)
-    if coverage.row_count:
+    rows = [
+        (check.name, name, *_coverage_cells(cov.as_dict()))
+        for check in report.events.values()
+        if check.lines
+        for name, cov in check.coverage.items()
+    ]
+    if rows:
+        coverage = _table(console, "coverage of valid values", "event", "field", "seen", "not seen")
+        for row in rows:
+            coverage.add_row(*row)
         console.print(coverage)
 
     if report.clean:

@@ -71,9 +71,11 @@ def _field_summary(wh: Warehouse, view: str, spec: FieldSpec) -> ColumnSummary:
         )
         return ColumnSummary(spec.name, non_null, text)
     pairs = wh.rows(
-        f"SELECT {column}, count(*) AS n FROM {view} WHERE {column} IS NOT NULL "
-        f"GROUP BY ALL ORDER BY n DESC, {column}"
+        f"SELECT {column}, count(*) AS n FROM {view} WHERE {column} IS NOT NULL GROUP BY ALL"
     )
+    # In the model's order (buckets read low to high), booleans false first.
+    order = list(spec.members) if spec.kind == "enum" else [False, True]
+    pairs.sort(key=lambda pair: order.index(pair[0]) if pair[0] in order else len(order))
     return ColumnSummary(spec.name, non_null, _counts(pairs))
 
 
@@ -130,11 +132,8 @@ def summarize(wh: Warehouse) -> list[ViewSummary]:
 
 def render_preview(summaries: list[ViewSummary], console: Console) -> None:
     for summary in summaries:
-        table = Table(
-            title=f"{summary.name}: {summary.rows:,} rows, {summary.span}",
-            title_justify="left",
-            title_style="bold",
-        )
+        console.print(f"[bold]{summary.name}[/bold]: {summary.rows:,} rows, {summary.span}")
+        table = Table()
         is_quality = summary.name == "telemetry_quality"
         table.add_column("event" if is_quality else "column")
         table.add_column("lines" if is_quality else "non-null", justify="right")
@@ -143,9 +142,8 @@ def render_preview(summaries: list[ViewSummary], console: Console) -> None:
             table.add_row(column.name, f"{column.non_null:,}", column.summary)
         console.print(table)
         if is_quality and summary.quality:
-            problems = Table(
-                title="fields with rejected or out-of-domain values", title_justify="left"
-            )
+            console.print("fields with rejected or out-of-domain values:")
+            problems = Table()
             problems.add_column("event")
             problems.add_column("field")
             problems.add_column("invalid (dropped)", justify="right")

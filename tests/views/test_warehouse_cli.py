@@ -54,7 +54,7 @@ def test_preview_summarises_every_view(tmp_path: Path) -> None:
         "telemetry_quality:",
     ):
         assert title in output
-    assert "admin 1 · public 1" in output  # lane counts; the out-of-set lane is NULL
+    assert "public 1 · admin 1" in output  # in the model's order; "gold" is NULL
     assert "rate_limited 1" in output
     assert "fields with rejected or out-of-domain values" in output
     assert "loaded into run_googleapis_com_stdout" in output
