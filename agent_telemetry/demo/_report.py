@@ -128,7 +128,8 @@ def render_sections(sections: list[Section], console: Console) -> None:
         console.print(f"\n[bold]{section.title}[/bold]", highlight=False)
         table = Table()
         for index, header in enumerate(section.headers):
-            table.add_column(header, justify="left" if index == 0 else "right")
+            numeric = all(isinstance(row[index], int | float | None) for row in section.rows)
+            table.add_column(header, justify="right" if numeric and index else "left")
         for row in section.rows:
             table.add_row(*("-" if value is None else _cell(value) for value in row))
         console.print(table)
