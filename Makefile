@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest views-check clean
+.PHONY: demo test lint typecheck pytest views-check check lock clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,19 @@ pytest: $(STAMP)
 views-check: $(STAMP)
 	$(BIN)/agent-telemetry views build --check
 
-test: lint typecheck pytest views-check
+# The one CI check (README, "Evolving the schema"): definition rules, schema lock, compatibility
+# against the lock (or, with CHECK_AGAINST=<git ref>, against the lock at a pull request's base),
+# view bindings and the generated-files drift check above. CHECK_FORMAT=github annotates.
+CHECK_AGAINST ?=
+CHECK_FORMAT ?= text
+check: $(STAMP)
+	$(BIN)/agent-telemetry check --format $(CHECK_FORMAT) $(if $(CHECK_AGAINST),--against $(CHECK_AGAINST))
+
+lock: $(STAMP)
+	$(BIN)/agent-telemetry lock
+
+# `check` includes the drift check of views-check.
+test: lint typecheck pytest check
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

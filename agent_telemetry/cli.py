@@ -6,6 +6,8 @@ for sqlglot, duckdb or google-cloud-bigquery.
 
 from __future__ import annotations
 
+import importlib
+
 import click
 from rich.console import Console
 from rich.table import Table
@@ -13,7 +15,55 @@ from rich.table import Table
 from agent_telemetry import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose subcommands can be named by import path and loaded when used.
+
+    Modules that import the models (everything under ``agent_telemetry.views``) are
+    registered this way: a model that breaks a definition rule then fails only the
+    commands that need the models, and ``agent-telemetry check`` can report it cleanly
+    instead of the whole CLI dying at import.
+    """
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.lazy: dict[str, str] = {}
+
+    def add_lazy(self, name: str, target: str) -> None:
+        """Register ``module:attribute`` as the subcommand ``name``."""
+        self.lazy[name] = target
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.lazy or cmd_name in self.commands:
+            return super().get_command(ctx, cmd_name)
+        module, _, attribute = self.lazy[cmd_name].partition(":")
+        try:
+            command: click.Command = getattr(importlib.import_module(module), attribute)
+        except TypeError as exc:
+            if type(exc).__name__ != "SchemaRuleError":
+                raise
+            return _broken_models(cmd_name, exc)
+        self.add_command(command, cmd_name)
+        return command
+
+
+def _broken_models(name: str, exc: Exception) -> click.Command:
+    def fail() -> None:
+        raise click.ClickException(
+            f"the models do not load ({exc}); `agent-telemetry check` shows where"
+        )
+
+    return click.Command(
+        name,
+        callback=fail,
+        help="Unavailable: the models do not load.",
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="agent-telemetry")
 def main() -> None:
     """Anonymous, closed-set telemetry for rate-limited AI-agent pipelines."""
@@ -51,12 +101,13 @@ def events(only: str | None) -> None:
         console.print(table)
 
 
-from agent_telemetry.demo._cli import demo  # noqa: E402
-from agent_telemetry.views._cli import sink_schema_command, views  # noqa: E402
-from agent_telemetry.views._warehouse_cli import check_logs_command, preview  # noqa: E402
+from agent_telemetry.check._cli import check, lock  # noqa: E402
 
-main.add_command(views)
-main.add_command(sink_schema_command)
-main.add_command(preview)
-main.add_command(check_logs_command)
-main.add_command(demo)
+assert isinstance(main, LazyGroup)
+main.add_lazy("views", "agent_telemetry.views._cli:views")
+main.add_lazy("sink-schema", "agent_telemetry.views._cli:sink_schema_command")
+main.add_lazy("preview", "agent_telemetry.views._warehouse_cli:preview")
+main.add_lazy("check-logs", "agent_telemetry.views._warehouse_cli:check_logs_command")
+main.add_lazy("demo", "agent_telemetry.demo._cli:demo")
+main.add_command(lock)
+main.add_command(check)

@@ -51,11 +51,12 @@ def contenders(sink: Any) -> dict[str, Callable[[], object]]:
             structlog.processors.JSONRenderer(),
         ],
     ).bind()  # resolve the lazy proxy once, as a module-level logger would
-    record = emit("pipeline_run", **FIELDS)  # the exact dict emit writes, for json.dumps
-    assert record is not None
+    emitted = emit("pipeline_run", **FIELDS)
+    assert emitted is not None
+    line = orjson.dumps(emitted, option=orjson.OPT_APPEND_NEWLINE).decode()
+    record = json.loads(line)  # the line emit writes, as plain JSON values, for json.dumps
     invalid = {**FIELDS, "queue_wait_ms": -1}
     validate = PipelineRun.__pydantic_validator__.validate_python
-    line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE).decode()
 
     def write_flush() -> None:
         sink.write(line)

@@ -37,12 +37,10 @@ CURRENT = _Current()
 _configure_lock = threading.Lock()
 
 
-def _apply(settings: Settings) -> Settings:
-    with _configure_lock:
-        previous = CURRENT.settings
-        CURRENT.settings = settings
-        CURRENT.logger = make_logger(SHARED, settings.stream, settings.strict)
-    return previous
+def _install(settings: Settings) -> None:
+    # Callers hold _configure_lock. The logger is swapped last and in one assignment.
+    CURRENT.settings = settings
+    CURRENT.logger = make_logger(SHARED, settings.stream, settings.strict)
 
 
 def configure(*, stream: IO[Any] | None = None, strict: bool | None = None) -> None:
@@ -55,21 +53,22 @@ def configure(*, stream: IO[Any] | None = None, strict: bool | None = None) -> N
     """
     with _configure_lock:
         current = CURRENT.settings
-    _apply(
-        Settings(
-            stream=current.stream if stream is None else stream,
-            strict=current.strict if strict is None else bool(strict),
+        _install(
+            Settings(
+                stream=current.stream if stream is None else stream,
+                strict=current.strict if strict is None else bool(strict),
+            )
         )
-    )
 
 
 def reset_defaults() -> None:
     """Back to ``sys.stdout`` (looked up at each write) and lenient mode."""
-    _apply(Settings())
+    with _configure_lock:
+        _install(Settings())
 
 
 def settings() -> Settings:
-    """The current settings (to restore them later with ``configure``)."""
+    """The current settings; ``stream`` None means ``sys.stdout`` at each write."""
     return CURRENT.settings
 
 
@@ -80,5 +79,6 @@ def counters() -> TelemetryCounters:
 
 
 def reset_counters() -> None:
+    """Start every counter again from zero."""
     with SHARED.lock:
         SHARED.counters.reset()

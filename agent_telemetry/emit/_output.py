@@ -11,6 +11,7 @@ stream) is counted and swallowed: telemetry never takes the service down.
 from __future__ import annotations
 
 import io
+import os
 import sys
 import threading
 from typing import IO, Any
@@ -26,6 +27,13 @@ class Shared:
         self.lock = threading.Lock()
         self.counters = Counters()
         self.sinks: list[list[Record]] = []
+        if hasattr(os, "register_at_fork"):
+            # A pre-forking server (gunicorn --preload) may fork while another thread
+            # holds the lock; the child would then block on its first line forever.
+            os.register_at_fork(after_in_child=self._after_fork)
+
+    def _after_fork(self) -> None:
+        self.lock = threading.Lock()
 
 
 def _is_binary(stream: object) -> bool:

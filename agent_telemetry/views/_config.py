@@ -12,7 +12,9 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+from agent_telemetry.schema import CompatException, ExceptionEntryError
 
 Layout = Literal["partitioned", "sharded", "analytics"]
 LAYOUTS: tuple[Layout, ...] = ("partitioned", "sharded", "analytics")
@@ -102,11 +104,14 @@ class TargetConfig(_Strict):
 class DeploymentConfig(_Strict):
     """One deployment: the sink to read and the dataset the views go to.
 
-    Unknown keys are errors. Later sections (``[[exceptions]]``) are added as fields here.
+    Unknown keys are errors. ``[[exceptions]]`` lists the reviewed breaking schema
+    changes (rule, event, field, reason) that ``agent-telemetry check`` lets pass.
     """
 
     source: SourceConfig
     target: TargetConfig
+    # TOML arrays arrive as lists; the field is a tuple so the config stays frozen.
+    exceptions: tuple[CompatException, ...] = Field(default=(), strict=False)
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -125,7 +130,7 @@ def _message(error: Any) -> str:
         return "required key is missing"
     if kind == "value_error":
         cause = error.get("ctx", {}).get("error")
-        if isinstance(cause, _IdentifierError):
+        if isinstance(cause, _IdentifierError | ExceptionEntryError):
             return str(cause)
     if kind == "literal_error":
         return f"must be one of {', '.join(LAYOUTS)}"

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
+import time
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from agent_telemetry.emit import configure, counters, reset_counters, reset_defaults, settings
 
@@ -62,3 +67,39 @@ def test_eight_threads_write_80000_whole_lines(tmp_path: Path) -> None:
     assert per_thread == dict.fromkeys(range(THREADS), LINES_PER_THREAD)
     assert len(seen) == THREADS * LINES_PER_THREAD
     assert snapshot.emitted == {"pipeline_run": THREADS * LINES_PER_THREAD}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_forked_while_the_lock_is_held_can_still_write(tmp_path: Path) -> None:
+    from agent_telemetry.emit import emit
+    from agent_telemetry.emit._config import SHARED
+
+    path = tmp_path / "child.jsonl"
+    with path.open("w", encoding="utf-8") as stream:
+        configure(stream=stream)
+        try:
+            with SHARED.lock:  # as if another thread were mid-write at fork time
+                pid = os.fork()
+                if pid == 0:  # the child: must not deadlock on the inherited lock
+                    emit("chat_turn", tier="public", kind="text")
+                    stream.flush()
+                    os._exit(0)
+            status = wait_or_kill(pid, seconds=20)
+        finally:
+            reset_defaults()
+    assert status is not None, "the child deadlocked on the lock it inherited"
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert json.loads(path.read_text())["event"] == "chat_turn"
+
+
+def wait_or_kill(pid: int, seconds: float) -> int | None:
+    """The child's wait status, or None (after killing it) if it has not ended in time."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None

@@ -1,0 +1,156 @@
+"""``agent-telemetry lock`` and ``agent-telemetry check``.
+
+Registered on the main group in ``agent_telemetry/cli.py``. Everything heavier than
+click is imported inside the commands: a model that breaks a definition rule makes
+``import agent_telemetry.schema`` itself fail, and ``check`` must report that.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+DEFAULT_CONFIG = Path("telemetry.toml")
+
+
+class UsageFailure(click.ClickException):
+    """Exit 2: the command could not run as asked."""
+
+    exit_code = 2
+
+
+@click.command()
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=str(DEFAULT_CONFIG),
+    show_default=True,
+    help="Deployment config; its [[exceptions]] are the reviewed breaking changes.",
+)
+@click.option(
+    "--against",
+    metavar="GIT_REF",
+    help="Compare with the lock at this ref (a pull request's base) instead of the committed one.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="github prints ::error annotations.",
+)
+@click.option(
+    "--lock",
+    "lock_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Schema lock to check (default: the package's schema.lock.json).",
+)
+@click.option(
+    "--schema-only",
+    is_flag=True,
+    help="Run the definition, lock and compatibility stages only (well under a second; "
+    "for a pre-commit hook). CI runs everything.",
+)
+@click.pass_context
+def check(
+    ctx: click.Context,
+    config: Path,
+    against: str | None,
+    fmt: str,
+    lock_path: Path | None,
+    schema_only: bool,
+) -> None:
+    """Run every check CI needs: definition rules, schema lock, compatibility, views.
+
+    Exit 0 when clean, 1 on violations, 2 when the check cannot run (bad ref,
+    missing config, unreadable lock).
+    """
+    from agent_telemetry.check import CheckUsageError, render, run_check
+
+    try:
+        report = run_check(config, against=against, lock_path=lock_path, views=not schema_only)
+    except CheckUsageError as exc:
+        raise UsageFailure(str(exc)) from None
+    click.echo(render(report, fmt), nl=False)
+    ctx.exit(report.exit_code)
+
+
+@click.command()
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Deployment config with [[exceptions]] (default: ./telemetry.toml if present).",
+)
+@click.option(
+    "--lock",
+    "lock_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Where to write the lock (default: the package's schema.lock.json).",
+)
+@click.pass_context
+def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> None:
+    """Write the schema lock from the models (refuses unreviewed breaking changes).
+
+    Older versions of a bumped event keep their entries. A breaking change to a locked
+    version is written only when an [[exceptions]] entry in the config covers it.
+    """
+    from agent_telemetry.check._definition import load_models
+    from agent_telemetry.check._format import text_line
+
+    models, failures = load_models()
+    if models is None:
+        for finding in failures:
+            click.echo(text_line(finding), err=True)
+        ctx.exit(1)
+        return
+
+    from agent_telemetry.check._paths import display_path
+    from agent_telemetry.check._schema_stages import compat_findings
+    from agent_telemetry.schema import (
+        LOCK_PATH,
+        LockFormatError,
+        SchemaLock,
+        build_lock,
+        dump_lock,
+        event_spec,
+        read_lock,
+    )
+    from agent_telemetry.views import ConfigError, load_config
+
+    if config is None and DEFAULT_CONFIG.is_file():
+        config = DEFAULT_CONFIG
+    try:
+        exceptions = () if config is None else load_config(config).exceptions
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from None
+    path = lock_path or LOCK_PATH
+    try:
+        committed = read_lock(path)
+    except LockFormatError as exc:
+        raise UsageFailure(f"{exc} (delete it to start a new lock)") from None
+    current = build_lock((event_spec(m) for m in models.values()), previous=committed)
+    text = dump_lock(current)
+    old_text = path.read_text(encoding="utf-8") if path.is_file() else None
+    findings, classes = compat_findings(
+        committed or SchemaLock(), current, exceptions, models, old_text, path
+    )
+    breaking = [f for f in findings if f.severity == "error"]
+    if breaking:
+        for finding in breaking:
+            click.echo(text_line(finding), err=True)
+        click.echo(
+            f"{display_path(path)} not written: {len(breaking)} breaking change(s)", err=True
+        )
+        ctx.exit(1)
+        return
+    if old_text == text:
+        click.echo(f"{display_path(path)} is up to date")
+        return
+    path.write_text(text, encoding="utf-8")
+    summary = ", ".join(f"{e} {c}" for e, c in classes.items() if c != "none") or "no changes"
+    click.echo(f"wrote {display_path(path)} ({summary})")

@@ -1,0 +1,91 @@
+"""Stage 1: the definition rules. Importing the models runs them; a model that breaks
+one raises ``SchemaRuleError`` at class definition, which becomes a finding here.
+
+Nothing in this module imports ``agent_telemetry.schema`` at top level: when a model
+breaks a rule that import is exactly what fails.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from agent_telemetry.check._findings import Finding
+from agent_telemetry.check._paths import display_path
+
+STAGE = "definition"
+_SCHEMA_ERROR_ATTRS = ("model", "field", "rule", "detail")
+
+
+def _is_schema_rule_error(exc: BaseException) -> bool:
+    # The class itself lives in the package whose import just failed, so it is
+    # recognised by its type name and attributes rather than by isinstance.
+    return type(exc).__name__ == "SchemaRuleError" and all(
+        hasattr(exc, a) for a in _SCHEMA_ERROR_ATTRS
+    )
+
+
+def _definition_site(tb: TracebackType | None) -> tuple[str, int] | None:
+    """(file, line) of the ``class`` statement whose creation raised: the frame just
+    before pydantic's model metaclass took over."""
+    frames: list[tuple[str, int]] = []
+    while tb is not None:
+        frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
+    for i, (filename, _) in enumerate(frames):
+        if i and "pydantic" in Path(filename).parts:
+            return frames[i - 1]
+    return None
+
+
+def _field_line(file: str, class_line: int, field: str) -> int:
+    try:
+        lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return class_line
+    pattern = re.compile(rf"^\s+{re.escape(field)}\s*:")
+    for number in range(class_line, len(lines)):
+        if pattern.match(lines[number]):
+            return number + 1
+        if number > class_line and re.match(r"^\S", lines[number]):
+            break  # left the class body
+    return class_line
+
+
+def definition_finding(exc: BaseException) -> Finding:
+    """A finding for a ``SchemaRuleError``: rule, model, field and the line to fix."""
+    model: str = getattr(exc, "model", "?")
+    field: str | None = getattr(exc, "field", None)
+    file: str | None = None
+    line: int | None = None
+    site = _definition_site(exc.__traceback__)
+    if site is not None and Path(site[0]).exists():
+        file = display_path(site[0])
+        line = _field_line(site[0], site[1], field) if field else site[1]
+    return Finding(
+        stage=STAGE,
+        rule=getattr(exc, "rule", "DEFINITION"),
+        message=str(getattr(exc, "detail", exc)),
+        event=model,
+        field=field,
+        file=file,
+        line=line,
+    )
+
+
+def load_models(
+    module: str = "agent_telemetry.schema",
+) -> tuple[Mapping[str, Any] | None, list[Finding]]:
+    """Import ``module`` (running the definition rules) and return its ``EVENTS``."""
+    try:
+        loaded = importlib.import_module(module)
+    except TypeError as exc:
+        if _is_schema_rule_error(exc):
+            return None, [definition_finding(exc)]
+        raise
+    events: Mapping[str, Any] = loaded.EVENTS
+    return events, []

@@ -1,0 +1,95 @@
+"""The three output formats of ``agent-telemetry check``: text, json, github."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from agent_telemetry.check._findings import CheckReport, Finding
+
+_ORDER = {"error": 0, "warning": 1, "notice": 2}
+
+
+def _sorted(report: CheckReport) -> list[Finding]:
+    return sorted(report.findings, key=lambda f: _ORDER[f.severity])
+
+
+def _headline(report: CheckReport) -> str:
+    errors = len(report.errors)
+    if not errors:
+        return "agent-telemetry check: ok"
+    return f"agent-telemetry check: {errors} violation{'s' if errors != 1 else ''}"
+
+
+def text_line(finding: Finding) -> str:
+    where = finding.file or ""
+    if where and finding.line:
+        where = f"{where}:{finding.line}"
+    subject = f"{finding.subject}: " if finding.subject else ""
+    prefix = f"{where}: " if where else ""
+    return f"{prefix}{finding.severity}: {finding.rule} {subject}{finding.message}"
+
+
+def render_text(report: CheckReport) -> str:
+    lines = [_headline(report)]
+    for stage in report.stages:
+        note = f"  ({stage.note})" if stage.note else ""
+        lines.append(f"  {stage.name:<12}{stage.status}{note}")
+    if report.classification:
+        classes = ", ".join(f"{e} {c}" for e, c in report.classification.items())
+        lines.append(f"  changes     {classes}")
+    findings = _sorted(report)
+    if findings:
+        lines.append("")
+        lines.extend(text_line(f) for f in findings)
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: CheckReport) -> str:
+    data = {
+        "ok": report.ok,
+        "exit_code": report.exit_code,
+        "against": report.against,
+        "stages": [{"name": s.name, "status": s.status, "note": s.note} for s in report.stages],
+        "classification": report.classification,
+        "violations": [f.as_json() for f in _sorted(report) if f.severity == "error"],
+        "warnings": [f.as_json() for f in _sorted(report) if f.severity == "warning"],
+        "notices": [f.as_json() for f in _sorted(report) if f.severity == "notice"],
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: CheckReport) -> str:
+    """Workflow commands: one ``::error``/``::warning``/``::notice`` per finding."""
+    lines = []
+    for finding in _sorted(report):
+        props = []
+        if finding.file:
+            props.append(f"file={_escape_property(finding.file)}")
+            if finding.line:
+                props.append(f"line={finding.line}")
+        props.append(f"title={_escape_property(finding.rule)}")
+        subject = f"{finding.subject}: " if finding.subject else ""
+        message = _escape_data(f"{finding.rule} {subject}{finding.message}")
+        lines.append(f"::{finding.severity} {','.join(props)}::{message}")
+    lines.append(_headline(report))
+    return "\n".join(lines) + "\n"
+
+
+FORMATS: dict[str, Callable[[CheckReport], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "github": render_github,
+}
+
+
+def render(report: CheckReport, fmt: str) -> str:
+    return FORMATS[fmt](report)

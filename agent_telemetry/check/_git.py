@@ -1,0 +1,42 @@
+"""Reading the lock as it was at a git ref (``--against``), with plain ``git``."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+
+class GitRefError(Exception):
+    """The ref cannot be read (no git, not a repository, no such commit)."""
+
+
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60
+        )
+    except FileNotFoundError:
+        raise GitRefError("git is not installed") from None
+
+
+def lock_at_ref(ref: str, lock_path: Path) -> str | None:
+    """The text of ``lock_path`` at ``ref``, or None when the file did not exist there."""
+    if ref.startswith("-"):
+        raise GitRefError(f"{ref!r} is not a git ref")
+    cwd = lock_path.parent
+    while not cwd.is_dir():
+        cwd = cwd.parent
+    found = _git(cwd, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if found.returncode != 0:
+        why = found.stderr.strip().splitlines()
+        detail = why[-1] if why else "no such commit"
+        raise GitRefError(f"cannot read {ref!r} in {cwd}: {detail}")
+    commit = found.stdout.strip()
+    # "./name" resolves relative to cwd, so the lock is found wherever the repository root is.
+    spec = f"{commit}:./{lock_path.relative_to(cwd).as_posix()}"
+    if _git(cwd, "cat-file", "-e", spec).returncode != 0:
+        return None
+    shown = _git(cwd, "show", spec)
+    if shown.returncode != 0:
+        raise GitRefError(f"cannot read the lock at {ref!r}: {shown.stderr.strip()}")
+    return shown.stdout

@@ -1,0 +1,146 @@
+"""Stages 2 and 3: the schema lock is up to date, and the changes since the base lock
+are additions, new versions or reviewed exceptions."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from pathlib import Path
+
+from agent_telemetry.check._findings import Finding, Severity
+from agent_telemetry.check._locate import (
+    Location,
+    lock_location,
+    model_location,
+    module_line,
+)
+from agent_telemetry.check._paths import display_path
+from agent_telemetry.schema import (
+    Change,
+    CompatException,
+    SchemaLock,
+    TelemetryEvent,
+    apply_exceptions,
+    classify,
+    compare,
+    dump_lock,
+)
+
+LOCK_STAGE = "lock"
+COMPAT_STAGE = "compat"
+
+
+def lock_drift(current: SchemaLock, lock_text: str | None, lock_path: Path) -> list[Finding]:
+    """LOCK_DRIFT when the committed lock is not exactly what ``agent-telemetry lock`` writes."""
+    expected = dump_lock(current)
+    if lock_text == expected:
+        return []
+    shown = display_path(lock_path)
+    if lock_text is None:
+        message = f"{shown} is missing; run `agent-telemetry lock` and commit it"
+        return [Finding(LOCK_STAGE, "LOCK_DRIFT", message, file=shown)]
+    old, new = lock_text.splitlines(), expected.splitlines()
+    line = next(
+        (i + 1 for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+        min(len(old), len(new)) + 1,
+    )
+    message = (
+        f"the lock does not match the models (first difference at line {line}); "
+        "run `agent-telemetry lock` and commit it"
+    )
+    return [Finding(LOCK_STAGE, "LOCK_DRIFT", message, file=shown, line=min(line, len(old) or 1))]
+
+
+def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]]) -> str:
+    exception = (
+        f'a reviewed [[exceptions]] entry (rule = "{change.rule}", event = "{change.event}"'
+        + (f', field = "{change.field}"' if change.field else "")
+        + ', reason = "...")'
+    )
+    model = models.get(change.event)
+    if change.rule == "SINK_COLUMN_SAME_TYPE":
+        return f"Fix: give the field a new name, or add {exception}."
+    if model is not None and change.version == model.schema_version:
+        return (
+            f"Fix: bump {model.__name__}.schema_version to {change.version + 1} "
+            f"(a new view; version {change.version} is kept), or add {exception}."
+        )
+    if model is None:
+        return f"Fix: keep the model (services may still emit it), or add {exception}."
+    return f"Fix: restore the locked entry of version {change.version}, or add {exception}."
+
+
+def _location(
+    change: Change,
+    models: Mapping[str, type[TelemetryEvent]],
+    lock_text: str | None,
+    lock_path: Path,
+) -> Location:
+    model = models.get(change.event)
+    if model is not None and change.version == model.schema_version:
+        in_model = change.field is not None and change.field in model.model_fields
+        located = model_location(model, change.field if in_model else None)
+        if located[0] is not None:
+            return located
+    found = lock_location(lock_text, lock_path, change.event, change.version, change.field)
+    if found is not None:
+        return found
+    # A deleted event has neither a model nor (after a relock) a lock entry: point at
+    # the catalogue it was removed from.
+    for some_model in models.values():
+        module = inspect.getmodule(some_model)
+        if module is not None:
+            return module_line(module, "EVENTS")
+    return display_path(lock_path), None
+
+
+def compat_findings(
+    base: SchemaLock,
+    current: SchemaLock,
+    exceptions: tuple[CompatException, ...],
+    models: Mapping[str, type[TelemetryEvent]],
+    lock_text: str | None,
+    lock_path: Path,
+) -> tuple[list[Finding], dict[str, str]]:
+    """Findings for every change from ``base`` to ``current``, and each event's class."""
+    changes = compare(base, current)
+    outcome = apply_exceptions(changes, exceptions)
+    findings: list[Finding] = []
+
+    def finding(change: Change, severity: Severity, message: str) -> Finding:
+        file, line = _location(change, models, lock_text, lock_path)
+        return Finding(
+            COMPAT_STAGE,
+            change.rule,
+            message,
+            severity,
+            change.event,
+            change.field,
+            change.version,
+            file,
+            line,
+        )
+
+    for change in outcome.breaking:
+        findings.append(finding(change, "error", f"{change.detail}. {_hint(change, models)}"))
+    for change, exception in outcome.excepted:
+        findings.append(
+            finding(change, "notice", f"excepted: {change.detail} (reason: {exception.reason})")
+        )
+    for change in outcome.additions:
+        findings.append(finding(change, "notice", f"addition: {change.detail}"))
+    for exception in outcome.unused_exceptions:
+        subject = f"{exception.event}.{exception.field}" if exception.field else exception.event
+        findings.append(
+            Finding(
+                COMPAT_STAGE,
+                "EXCEPTION_UNUSED",
+                f"exception {exception.rule} for {subject} matches no change "
+                "(keep it until the base has the change, then delete it)",
+                "warning",
+                exception.event,
+                exception.field,
+            )
+        )
+    events = sorted({n for n, _, _ in base.versions()} | {n for n, _, _ in current.versions()})
+    return findings, {event: classify(changes, event) for event in events}

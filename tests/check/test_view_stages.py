@@ -1,0 +1,93 @@
+"""The view stages of ``check``: bindings read back from the SQL, generated-file drift,
+and the view an older locked version keeps."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent_telemetry.check import CheckReport, Finding, render
+from agent_telemetry.check._view_stages import binding_findings, drift_findings, kept_view_findings
+from agent_telemetry.schema import EVENTS, LOCK_PATH, PipelineRun, dump_lock, event_spec
+from agent_telemetry.views import GENERATED_DIR, build, generate_views, load_config
+from tests.schema.copies import copy_model, lock_of, models_with
+from tests.schema.test_compat import BASE
+
+REPO = Path(__file__).parents[2]
+CONFIG = REPO / "telemetry.toml"
+
+
+@pytest.fixture
+def sql_dir(tmp_path: Path) -> Path:
+    """A copy of the committed SQL to break."""
+    target = tmp_path / "generated"
+    shutil.copytree(GENERATED_DIR, target)
+    return target
+
+
+def rendered(findings: list[Finding], fmt: str) -> str:
+    report = CheckReport()
+    report.stage("x", findings)
+    return render(report, fmt)
+
+
+def test_the_committed_views_are_bound() -> None:
+    findings, checked = binding_findings(EVENTS)
+    assert findings == []
+    assert checked == len(EVENTS) * 3
+
+
+def test_a_column_reading_another_key_is_unbound(sql_dir: Path) -> None:
+    path = sql_dir / "partitioned" / "pipeline_run.sql"
+    sql = path.read_text(encoding="utf-8")
+    broken = sql.replace("jsonPayload.attempts", "jsonPayload.model_calls")
+    assert broken != sql
+    path.write_text(broken, encoding="utf-8")
+    findings, _ = binding_findings(EVENTS, sql_dir)
+    assert {(f.rule, f.event, f.field) for f in findings} == {
+        ("VIEW_BINDING", "pipeline_run", "attempts")
+    }
+    (finding,) = findings
+    assert finding.line is not None
+    assert re.search(r"AS attempts\b", broken.splitlines()[finding.line - 1])
+    for fmt in ("text", "json", "github"):
+        assert "VIEW_BINDING" in rendered(findings, fmt)
+
+
+def test_a_hand_edit_is_drift_at_its_line(sql_dir: Path, tmp_path: Path) -> None:
+    docs = tmp_path / "telemetry.md"
+    build(CONFIG, sql_dir=sql_dir, docs_path=docs)  # a clean copy of docs, too
+    for layout, view, index in (("partitioned", "chat_turn", 9), ("sharded", "pipeline_run", 30)):
+        path = sql_dir / layout / f"{view}.sql"
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        lines[index] = "  -- a reviewer's note\n"
+        path.write_text("".join(lines), encoding="utf-8")
+    (sql_dir / "analytics" / "provider_status.sql").unlink()
+    findings = drift_findings(build(CONFIG, check=True, sql_dir=sql_dir, docs_path=docs))
+    by_file = {Path(f.file or "").name: f for f in findings}
+    assert set(by_file) == {"chat_turn.sql", "pipeline_run.sql", "provider_status.sql"}
+    assert by_file["chat_turn.sql"].line == 10
+    assert by_file["pipeline_run.sql"].line == 31
+    assert "is missing" in by_file["provider_status.sql"].message
+    assert all(f.rule == "GENERATED_DRIFT" for f in findings)
+    assert "title=GENERATED_DRIFT" in rendered(findings, "github")
+
+
+def test_a_bumped_event_must_keep_the_old_versions_view() -> None:
+    config = load_config(CONFIG)
+    v2 = copy_model(PipelineRun, version=2)
+    models = models_with(v2)
+    lock = lock_of(models, previous=BASE)
+    only_v2 = generate_views(config, specs=(event_spec(v2),))
+    (finding,) = kept_view_findings(lock, models, only_v2, dump_lock(lock), LOCK_PATH)
+    assert (finding.rule, finding.event, finding.version) == (
+        "VIEW_VERSION_KEPT",
+        "pipeline_run",
+        1,
+    )
+    assert finding.line is not None  # the v1 entry in the lock
+    both = generate_views(config, specs=(event_spec(PipelineRun), event_spec(v2)))
+    assert kept_view_findings(lock, models, both, dump_lock(lock), LOCK_PATH) == []

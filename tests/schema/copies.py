@@ -1,0 +1,90 @@
+"""Copies of the real models and their lock, to mutate in tests (never the package)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from pydantic.fields import FieldInfo
+
+from agent_telemetry.schema import (
+    EVENTS,
+    SchemaLock,
+    TelemetryEvent,
+    build_lock,
+    catalogue,
+    event_spec,
+    lock_json,
+    parse_lock,
+)
+
+LockData = dict[str, Any]
+Mutation = Callable[[LockData], None]
+
+
+def real_lock_data() -> LockData:
+    """The lock of the real models, as fresh JSON data."""
+    return copy.deepcopy(lock_json(build_lock(catalogue())))
+
+
+def fields(data: LockData, event: str, version: int = 1) -> list[dict[str, Any]]:
+    result: list[dict[str, Any]] = data["events"][event][str(version)]["fields"]
+    return result
+
+
+def field(data: LockData, event: str, name: str, version: int = 1) -> dict[str, Any]:
+    return next(f for f in fields(data, event, version) if f["name"] == name)
+
+
+def mutated(mutation: Mutation) -> SchemaLock:
+    data = real_lock_data()
+    mutation(data)
+    return parse_lock(data)
+
+
+def copy_model(
+    model: type[TelemetryEvent],
+    *,
+    version: int | None = None,
+    drop: tuple[str, ...] = (),
+    replace: Mapping[str, tuple[Any, Any]] | None = None,
+    add: Mapping[str, tuple[Any, Any]] | None = None,
+    order: tuple[str, ...] | None = None,
+) -> type[TelemetryEvent]:
+    """A run-time copy of ``model`` with fields dropped, replaced, added (at the end) or
+    reordered; it passes through the same definition rules as the real one."""
+    items: dict[str, tuple[Any, Any]] = {
+        name: (info.annotation, copy.copy(info))
+        for name, info in model.model_fields.items()
+        if name not in drop
+    }
+    items.update(replace or {})
+    items.update(add or {})
+    if order is not None:
+        items = {name: items[name] for name in order}
+    namespace: dict[str, Any] = {
+        "__annotations__": {"event_name": ClassVar[str], "schema_version": ClassVar[int]},
+        "event_name": model.event_name,
+        "schema_version": model.schema_version if version is None else version,
+        "__doc__": model.__doc__,
+        "__module__": __name__,
+    }
+    for name, (annotation, default) in items.items():
+        namespace["__annotations__"][name] = annotation
+        namespace[name] = default if not isinstance(default, FieldInfo) else copy.copy(default)
+    return type(model.__name__, (TelemetryEvent,), namespace)
+
+
+def models_with(*replacements: type[TelemetryEvent]) -> dict[str, type[TelemetryEvent]]:
+    """The real catalogue with some models swapped for copies."""
+    models = dict(EVENTS)
+    for model in replacements:
+        models[model.event_name] = model
+    return models
+
+
+def lock_of(
+    models: Mapping[str, type[TelemetryEvent]], previous: SchemaLock | None = None
+) -> SchemaLock:
+    return build_lock((event_spec(m) for m in models.values()), previous=previous)

@@ -1,0 +1,111 @@
+"""The schema lock: resolved from the models, deterministic, committed and current."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent_telemetry.schema import (
+    LOCK_PATH,
+    EventSpec,
+    LockFormatError,
+    PipelineRun,
+    build_lock,
+    catalogue,
+    dump_lock,
+    event_spec,
+    load_lock,
+    lock_lines,
+    parse_lock,
+)
+from tests.schema.copies import copy_model, lock_of, models_with, real_lock_data
+
+
+def test_the_committed_lock_matches_the_models() -> None:
+    committed = load_lock(LOCK_PATH.read_text(encoding="utf-8"))
+    assert dump_lock(build_lock(catalogue(), previous=committed)) == LOCK_PATH.read_text(
+        encoding="utf-8"
+    ), "run `agent-telemetry lock` and commit agent_telemetry/schema/schema.lock.json"
+
+
+def test_the_lock_records_every_field_in_model_order() -> None:
+    lock = build_lock(catalogue())
+    for spec in catalogue():
+        entry = lock.events[spec.name][spec.schema_version]
+        assert entry.field_names == spec.field_names
+        for locked, field in zip(entry.fields, spec.fields, strict=True):
+            assert (locked.kind, locked.type, locked.required) == (
+                field.kind,
+                field.bigquery_type,
+                field.required,
+            )
+            assert (locked.ge, locked.le) == (field.ge, field.le)
+            assert locked.members == (tuple(sorted(field.members)) if field.members else None)
+            assert len(locked.description_sha256) == 64
+
+
+def test_the_same_models_give_the_same_bytes() -> None:
+    reversed_specs = tuple(reversed(catalogue()))
+    assert dump_lock(build_lock(catalogue())) == dump_lock(build_lock(reversed_specs))
+
+
+def test_dump_is_canonical_whatever_the_input_order() -> None:
+    data = real_lock_data()
+    data["events"] = dict(reversed(list(data["events"].items())))
+    for entry in data["events"]["pipeline_run"]["1"]["fields"]:
+        if "members" in entry:
+            entry["members"].reverse()
+        entry.update(dict(reversed(list(entry.items()))))
+    assert dump_lock(parse_lock(data)) == dump_lock(build_lock(catalogue()))
+
+
+def test_rewrapping_a_description_is_no_change() -> None:
+    spec = event_spec(PipelineRun)
+    rewrapped = EventSpec(spec.name, spec.schema_version, spec.description + "\n  ", spec.fields)
+    assert build_lock([rewrapped]) == build_lock([spec])
+
+
+def test_older_versions_survive_a_relock_and_newer_ones_do_not() -> None:
+    base = build_lock(catalogue())
+    bumped = lock_of(models_with(copy_model(PipelineRun, version=3)), previous=base)
+    assert set(bumped.events["pipeline_run"]) == {1, 3}
+    back = lock_of(models_with(copy_model(PipelineRun, version=2)), previous=bumped)
+    assert set(back.events["pipeline_run"]) == {1, 2}
+
+
+def test_a_deleted_model_leaves_the_lock() -> None:
+    base = build_lock(catalogue())
+    rebuilt = build_lock([s for s in catalogue() if s.name != "chat_turn"], previous=base)
+    assert "chat_turn" not in rebuilt.events
+
+
+def test_lock_lines_point_at_events_versions_and_fields() -> None:
+    text = dump_lock(build_lock(catalogue()))
+    lines = text.splitlines()
+    where = lock_lines(text)
+    assert lines[where[("pipeline_run", None, None)] - 1].strip() == '"pipeline_run": {'
+    assert lines[where[("pipeline_run", 1, None)] - 1].strip() == '"1": {'
+    assert lines[where[("pipeline_run", 1, "attempts")] - 1].strip() == '"name": "attempts",'
+    assert len(where) == sum(1 + 1 + len(s.fields) for s in catalogue())
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{", "not JSON"),
+        ("[]", "not an object"),
+        ('{"lock_format": 2, "events": {}}', "lock_format"),
+        ('{"events": {"e": {"x": {}}}}', "events.e.x"),
+    ],
+)
+def test_a_broken_lock_is_named_with_its_place(text: str, message: str) -> None:
+    with pytest.raises(LockFormatError, match=message):
+        load_lock(text, "schema.lock.json")
+
+
+def test_the_lock_is_plain_json_with_string_versions() -> None:
+    data = json.loads(LOCK_PATH.read_text(encoding="utf-8"))
+    assert data["lock_format"] == 1
+    assert list(data["events"]) == sorted(data["events"])
+    assert all(list(versions) == ["1"] for versions in data["events"].values())
