@@ -10,7 +10,10 @@ CLI stay cheap):
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
-  committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
+  committed SQL for every layout and the data dictionary ``docs/telemetry.md``;
+- ``Warehouse``: the local DuckDB warehouse (log files -> sink-shaped table -> these
+  views, transpiled by sqlglot), see ``agent_telemetry.views.warehouse``;
+- ``check_logs(paths) -> CheckReport``: real log lines checked against the models.
 """
 
 from __future__ import annotations

@@ -68,6 +68,8 @@ class FileLoad:
 
 @dataclass(frozen=True, slots=True)
 class LoadReport:
+    """Every file's counts; ``skipped`` = ``non_telemetry`` + ``truncated``."""
+
     table: str
     files: tuple[FileLoad, ...] = field(default=())
 
@@ -78,6 +80,10 @@ class LoadReport:
     @property
     def loaded(self) -> int:
         return sum(f.loaded for f in self.files)
+
+    @property
+    def skipped(self) -> int:
+        return self.records - self.loaded
 
     @property
     def non_telemetry(self) -> int:
