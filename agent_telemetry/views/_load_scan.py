@@ -253,15 +253,20 @@ def iter_array(path: Path) -> Iterator[Record]:
                     continue
                 yield Record(Kind.MALFORMED, "", len(buffer) - pos, None, number + 1)
                 return
-            # A number or literal at the end of the buffer may continue in the next chunk.
-            at_end = end >= len(buffer) and not eof
-            if at_end and not isinstance(value, dict | list | str) and more():
+            # A number may continue in the next chunk ("0" then ".5"): unless a delimiter
+            # follows it, read on and decode again.
+            cut = end >= len(buffer) or buffer[end] not in _DELIMITERS
+            if cut and not eof and not isinstance(value, dict | list | str):
+                more()
                 continue
             text = buffer[pos:end]
             size = len(text) if text.isascii() else len(text.encode("utf-8"))
             number += 1
             yield Record(kind_of(value), text, size, value, number)
             pos = end
+
+
+_DELIMITERS = frozenset(" \t\r\n,]")
 
 
 def _skip_whitespace(text: str, pos: int) -> int:

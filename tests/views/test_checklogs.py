@@ -191,3 +191,15 @@ def test_time_is_not_required_inside_a_logentry(tmp_path: Path) -> None:
     )
     # Cloud Logging lifted the line's time into the entry's timestamp.
     assert check_logs([path]).clean
+
+
+def test_check_logs_needs_no_duckdb_or_sqlglot() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, agent_telemetry.views._checklogs_render\n"
+        "print([m for m in ('duckdb', 'sqlglot', 'jinja2') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -249,3 +249,19 @@ def test_a_long_load_on_a_terminal_shows_a_rich_bar(wh: Warehouse, tmp_path: Pat
     with RichLoadProgress(console, path.stat().st_size) as progress:
         assert wh.load([path], progress=progress).loaded == 2000
     assert "loading" in screen.getvalue()
+
+
+def test_an_array_export_larger_than_a_read_chunk_loads_every_element(
+    wh: Warehouse, tmp_path: Path
+) -> None:
+    entries = [
+        entry("pipeline_run", lane="public", status="ok", model_calls=i % 200) for i in range(6000)
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(entries, indent=2))
+    assert path.stat().st_size > 2 << 20  # spans several 1 MiB reads
+    (loaded,) = wh.load([path]).files
+    assert (loaded.records, loaded.loaded, loaded.truncated) == (6000, 6000, 0)
+    assert wh.one(f"SELECT sum(jsonPayload.model_calls) FROM {SINK}") == (
+        sum(i % 200 for i in range(6000)),
+    )
