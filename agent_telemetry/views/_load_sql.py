@@ -32,8 +32,6 @@ TIMESTAMP = "timestamp"
 # Cloud Logging lifts these keys of a JSON line into the LogEntry (time -> timestamp).
 LIFTED = {"time": TIMESTAMP, "severity": "severity"}
 ENVELOPE_KEYS = ("event", "schema_version")
-
-
 LOCAL_COLUMNS = (TIMESTAMP, PAYLOAD)
 
 
@@ -58,7 +56,7 @@ class SinkColumns:
 
     columns: Mapping[str, str]
     payload: Mapping[str, str]
-    structure: Mapping[str, Any]  # json_transform structure of a whole LogEntry
+    structure: Mapping[str, Any]  # json_transform structure of a LogEntry's kept columns
 
     @classmethod
     def from_schema(cls, schema: Sequence[BigQueryField]) -> SinkColumns:
