@@ -26,8 +26,9 @@ $(EMU_STAMP): $(EMU_REQUIREMENTS)
 	$(EMU_VENV)/bin/python -c "from duckdb_extensions import import_extension; import_extension('spatial')"
 	touch $(EMU_STAMP)
 
+# A simulated morning through the real emitter -> demo-out/telemetry.jsonl -> DuckDB -> views.
 demo: $(STAMP)
-	$(BIN)/agent-telemetry events
+	$(BIN)/agent-telemetry demo --out demo-out
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -13,7 +13,10 @@ CLI stay cheap):
   committed SQL for every layout and the data dictionary ``docs/telemetry.md``;
 - BigQuery deployment (the ``[bigquery]`` extra): ``BigQueryWarehouse.connect(...)``,
   ``make_plan(warehouse, config) -> DeploymentPlan``, ``approve(plan, by) -> Approval``,
-  ``apply_plan(warehouse, config, approval) -> ApplyResult``.
+  ``apply_plan(warehouse, config, approval) -> ApplyResult``;
+- ``Warehouse``: the local DuckDB warehouse (log files -> sink-shaped table -> these
+  views, transpiled by sqlglot), see ``agent_telemetry.views.warehouse``;
+- ``check_logs(paths) -> CheckReport``: real log lines checked against the models.
 """
 
 from __future__ import annotations
@@ -60,12 +63,14 @@ if TYPE_CHECKING:
         expected_files,
         sql_path,
     )
+    from agent_telemetry.views._checklogs import CheckReport, check_logs
     from agent_telemetry.views._render import (
         ColumnDoc,
         ViewBuildError,
         ViewDefinition,
         generate_views,
     )
+    from agent_telemetry.views.warehouse import LoadReport, Warehouse
 
 _LAZY = {
     "ApplyResult": "_bigquery_apply",
@@ -94,6 +99,11 @@ _LAZY = {
     "ViewBuildError": "_render",
     "ViewDefinition": "_render",
     "generate_views": "_render",
+    # The local warehouse (DuckDB): see agent_telemetry.views.warehouse.
+    "CheckReport": "_checklogs",
+    "check_logs": "_checklogs",
+    "LoadReport": "warehouse",
+    "Warehouse": "warehouse",
 }
 
 
@@ -119,20 +129,24 @@ __all__ = [
     "BigQueryWarehouse",
     "BindingViolation",
     "BuildResult",
+    "CheckReport",
     "ColumnDoc",
     "ConfigError",
     "DeploymentConfig",
     "DeploymentPlan",
     "Layout",
+    "LoadReport",
     "PlanError",
     "SourceConfig",
     "TargetConfig",
     "ViewBuildError",
     "ViewDefinition",
+    "Warehouse",
     "apply_plan",
     "approve",
     "binding_violations",
     "build",
+    "check_logs",
     "column_lineage",
     "expected_files",
     "expected_sources",
