@@ -4,6 +4,12 @@ One SQL source: each view's BigQuery query is parsed, its sink table reference i
 rewritten to the local table (an expression transform, never a string replace) and
 DuckDB SQL is generated from it. A payload field the local sink table does not have
 (a sink that never saw the field has no column for it) reads as NULL.
+
+A domain check ``x IN ('a', 'b', ...)`` becomes ``(x = 'a' OR x = 'b' ...)``, the same
+truth value (NULL for a NULL ``x``): DuckDB plans an IN list of five or more constants
+as a join, which its optimiser cannot drop when the column goes unused, so every query
+of a view paid for every enum column's check (about half of a ``pipeline_run``
+aggregate's time); comparisons are pruned with their column.
 """
 
 from __future__ import annotations
@@ -69,12 +75,30 @@ def _transpile(
             return local
         if isinstance(node, exp.Column) and _reads_missing_field(node, payload_column, present):
             return exp.Null()
+        if isinstance(node, exp.In) and _is_constant_list(node):
+            return _as_comparisons(node)
         return node
 
     local_tree = tree.transform(rewrite)
     if rewritten == 0:
         raise TranspileError(f"view {view.name}: no reference to the sink table {'.'.join(source)}")
     return local_tree.sql(dialect="duckdb", pretty=True)
+
+
+def _is_constant_list(node: exp.In) -> bool:
+    """``x IN (literal, ...)``: not a subquery, UNNEST or a list holding NULL."""
+    if any(node.args.get(arg) for arg in ("query", "unnest", "field")):
+        return False
+    members = node.expressions
+    return bool(members) and all(isinstance(m, exp.Literal) for m in members)
+
+
+def _as_comparisons(node: exp.In) -> exp.Expression:
+    value = node.this
+    return exp.paren(
+        exp.or_(*(exp.EQ(this=value.copy(), expression=m.copy()) for m in node.expressions)),
+        copy=False,
+    )
 
 
 def _reads_missing_field(column: exp.Column, payload_column: str, present: frozenset[str]) -> bool:
