@@ -8,6 +8,7 @@ breaks a rule that import is exactly what fails.
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -56,13 +57,25 @@ def _field_line(file: str, class_line: int, field: str) -> int:
     return class_line
 
 
+def _class_site(exc: BaseException) -> tuple[str, int] | None:
+    """(file, line) of the class a registry rule names (``VersionRuleError.model_class``):
+    the registry is checked after its classes were defined, so no frame points at them."""
+    model = getattr(exc, "model_class", None)
+    try:
+        file = inspect.getsourcefile(model)  # type: ignore[arg-type]
+        _, line = inspect.getsourcelines(model)  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        return None
+    return (file, line) if file else None
+
+
 def definition_finding(exc: BaseException) -> Finding:
     """A finding for a ``SchemaRuleError``: rule, model, field and the line to fix."""
     model: str = getattr(exc, "model", "?")
     field: str | None = getattr(exc, "field", None)
     file: str | None = None
     line: int | None = None
-    site = _definition_site(exc.__traceback__)
+    site = _definition_site(exc.__traceback__) or _class_site(exc)
     if site is not None and Path(site[0]).exists():
         file = display_path(site[0])
         line = _field_line(site[0], site[1], field) if field else site[1]
@@ -80,7 +93,8 @@ def definition_finding(exc: BaseException) -> Finding:
 def load_models(
     module: str = "agent_telemetry.schema",
 ) -> tuple[Mapping[str, Any] | None, list[Finding]]:
-    """Import ``module`` (running the definition rules) and return its ``EVENTS``."""
+    """Import ``module`` (running the definition rules and, when it builds one, the
+    version registry's rules) and return its ``EVENTS``."""
     try:
         loaded = importlib.import_module(module)
     except TypeError as exc:
@@ -89,3 +103,16 @@ def load_models(
         raise
     events: Mapping[str, Any] = loaded.EVENTS
     return events, []
+
+
+def load_versions(module: str, events: Mapping[str, Any]) -> Mapping[tuple[str, int], Any]:
+    """The ``EVENT_VERSIONS`` registry of ``module`` (already imported by ``load_models``);
+    a module without one has only its current models."""
+    versions: Mapping[tuple[str, int], Any] | None = getattr(
+        importlib.import_module(module), "EVENT_VERSIONS", None
+    )
+    if versions is None:
+        from agent_telemetry.schema import version_registry
+
+        versions = version_registry(events.values())
+    return versions
