@@ -8,8 +8,8 @@ breaks a rule that import is exactly what fails.
 from __future__ import annotations
 
 import importlib
-import inspect
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
@@ -25,9 +25,8 @@ _SCHEMA_ERROR_ATTRS = ("model", "field", "rule", "detail")
 def _is_schema_rule_error(exc: BaseException) -> bool:
     # The class itself lives in the package whose import just failed, so it is
     # recognised by its type name and attributes rather than by isinstance.
-    return type(exc).__name__ == "SchemaRuleError" and all(
-        hasattr(exc, a) for a in _SCHEMA_ERROR_ATTRS
-    )
+    named = any(kind.__name__ == "SchemaRuleError" for kind in type(exc).__mro__)
+    return named and all(hasattr(exc, a) for a in _SCHEMA_ERROR_ATTRS)
 
 
 def _definition_site(tb: TracebackType | None) -> tuple[str, int] | None:
@@ -59,14 +58,24 @@ def _field_line(file: str, class_line: int, field: str) -> int:
 
 def _class_site(exc: BaseException) -> tuple[str, int] | None:
     """(file, line) of the class a registry rule names (``VersionRuleError.model_class``):
-    the registry is checked after its classes were defined, so no frame points at them."""
+    the registry is checked after its classes were defined, so no frame points at them.
+    Their module may have failed to import with the registry, so it is found by name in
+    ``sys.modules`` or among the traceback's frames."""
     model = getattr(exc, "model_class", None)
-    try:
-        file = inspect.getsourcefile(model)  # type: ignore[arg-type]
-        _, line = inspect.getsourcelines(model)  # type: ignore[arg-type]
-    except (OSError, TypeError):
+    if model is None:
         return None
-    return (file, line) if file else None
+    file: str | None = getattr(sys.modules.get(model.__module__), "__file__", None)
+    tb = exc.__traceback__
+    while file is None and tb is not None:
+        if tb.tb_frame.f_globals.get("__name__") == model.__module__:
+            file = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    if file is None or not Path(file).is_file():
+        return None
+    pattern = re.compile(rf"^\s*class\s+{re.escape(model.__name__)}\b")
+    lines = Path(file).read_text(encoding="utf-8").splitlines()
+    line = next((i for i, text in enumerate(lines, start=1) if pattern.match(text)), 1)
+    return file, line
 
 
 def definition_finding(exc: BaseException) -> Finding:
