@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
 from agent_telemetry.check._definition import load_models, load_versions
-from agent_telemetry.check._findings import CheckReport
+from agent_telemetry.check._findings import CheckReport, Finding
 from agent_telemetry.check._git import GitRefError, lock_at_ref
 
 LATER_STAGES = ("lock", "compat", "bindings", "generated", "versions")
@@ -103,6 +103,19 @@ def run_check(
     if not views:
         for stage in LATER_STAGES[2:]:
             report.skip(stage, "not asked for")
+        return report
+
+    from agent_telemetry.views._sink import payload_fields
+
+    try:
+        payload_fields(specs)
+    except ValueError as exc:
+        # Two versions (or events) give one sink column two types: no view can be built.
+        # The compat stage reports it as SINK_COLUMN_SAME_TYPE, unless it was excepted.
+        if not report.errors:
+            report.findings.append(Finding(COMPAT_STAGE, "SINK_COLUMN_SAME_TYPE", str(exc)))
+        for stage in LATER_STAGES[2:]:
+            report.skip(stage, "a sink column has two types")
         return report
 
     from agent_telemetry.check._view_stages import (

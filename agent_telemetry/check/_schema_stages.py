@@ -68,9 +68,10 @@ def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]], versions: 
     if model is not None and change.version == model.schema_version:
         new = change.version + 1
         return (
-            f"Fix: bump {model.__name__}.schema_version to {new} and keep the class as it "
-            f"was, renamed, in {RETIRED_HOME} (a new view {view_name(change.event, new)}; "
-            f"{view_name(change.event, change.version)} is kept), or add {exception}."
+            f"Fix: bump {model.__name__}.schema_version to {new} and keep version "
+            f"{change.version} as a retired class, a renamed copy listed in {RETIRED_HOME}: view "
+            f"{view_name(change.event, new)} is added and "
+            f"{view_name(change.event, change.version)} kept; or add {exception}."
         )
     if model is None:
         return f"Fix: keep the model (services may still emit it), or add {exception}."
@@ -82,8 +83,8 @@ def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]], versions: 
         )
     if change.version < model.schema_version:
         return (
-            f"Fix: keep version {change.version}'s class in {RETIRED_HOME} "
-            f"(schema_version = {change.version}; its view stays), or add {exception}."
+            f"Fix: keep version {change.version}'s class (schema_version = {change.version}), "
+            f"listed in {RETIRED_HOME}: its view stays; or add {exception}."
         )
     return f"Fix: restore the model of version {change.version}, or add {exception}."
 

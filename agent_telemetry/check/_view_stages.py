@@ -165,26 +165,29 @@ def kept_view_findings(
     findings = []
     for name, version, _ in lock.versions():
         view = view_name(name, version)
-        problems = []
+        missing: list[str] = []
+        problems: list[str] = []
         for layout in LAYOUTS:
             path = sql_path(sql_dir, layout, view)
             if not path.is_file():
-                problems.append(f"{layout}: no committed view {view}")
+                missing.append(layout)
                 continue
             read = versions_read(path.read_text(encoding="utf-8"))
             if read != {version}:
                 shown = ", ".join(str(v) for v in sorted(read or ())) or "no version filter"
-                problems.append(f"{layout}: {view} keeps schema_version {shown}, not {version}")
-        if not problems:
+                problems.append(f"the {layout} {view} keeps schema_version {shown}")
+        if not (missing or problems):
             continue
+        if missing:
+            problems.insert(0, f"no committed view {view} in {', '.join(missing)}")
         file, line = lock_location(lock_text, lock_path, name, version) or (None, None)
         findings.append(
             Finding(
                 VERSIONS_STAGE,
                 "VIEW_VERSION_KEPT",
-                f"version {version} is locked but its view does not read it "
-                f"({'; '.join(problems)}); every event version keeps its own view "
-                "(run `agent-telemetry views build`)",
+                f"version {version} has no view of its own ({'; '.join(problems)}); every "
+                "event version keeps a view that reads only its lines (run "
+                "`agent-telemetry views build`)",
                 event=name,
                 version=version,
                 file=file,

@@ -3,8 +3,10 @@
 A breaking change to an event (a member or field removed, a type changed, a bound
 narrowed, ...) passes ``agent-telemetry check`` only with a new event version:
 
-1. copy the current class here unchanged, renamed (``PipelineRunV1``), with the enums
-   it uses as they were (``LaneV1``); keep its ``event_name`` and ``schema_version``;
+1. copy the current class here unchanged, renamed (``PipelineRunV1``), keeping its
+   ``event_name`` and ``schema_version``; copy the enums the change touches as they were
+   (``LaneV1``); unchanged enums can stay shared (the lock holds a retired class to its
+   locked entry, so a later edit of a shared enum is caught as a breaking change);
 2. list it in ``RETIRED``;
 3. make the change in ``events.py`` and bump the current class's ``schema_version``.
 

@@ -130,7 +130,7 @@ def test_the_change_without_a_bump_fails_with_the_rule_ids(repo: Path, module: R
         assert "FIELD_NO_DELETE" in out
     text = render(report, "text")
     assert "bump PipelineRun.schema_version to 2" in text
-    assert "a new view pipeline_run_v2; pipeline_run is kept" in text
+    assert "view pipeline_run_v2 is added and pipeline_run kept" in text
 
     # Even after relocking and rebuilding, the base commit's lock still refuses it.
     relock_and_rebuild(repo, name)
@@ -184,7 +184,20 @@ def test_deleting_the_retired_class_later_is_refused(repo: Path, module: Registe
     report = check(repo, dropped, views=False)
     (error,) = [f for f in report.errors if f.stage == "compat"]
     assert (error.rule, error.event, error.version) == ("EVENT_NO_DELETE", "pipeline_run", 1)
-    assert "keep version 1's class in RETIRED" in error.message
+    assert "keep version 1's class (schema_version = 1), listed in RETIRED" in error.message
+
+
+def test_a_retype_behind_a_bump_fails_and_skips_the_view_stages(
+    repo: Path, module: Register
+) -> None:
+    flag = (bool | None, Field(None, strict=True, description="Whether the run retried."))
+    retyped = copy_model(PipelineRun, version=2, replace={"attempts": flag})
+    report = check(repo, module("retyped_models", retyped, retired=(PipelineRun,)))
+    assert [(f.rule, f.field, f.version) for f in report.errors if f.stage == "compat"] == [
+        ("SINK_COLUMN_SAME_TYPE", "attempts", 2)
+    ]
+    skipped = {s.name for s in report.stages if s.status == "skipped"}
+    assert skipped == {"bindings", "generated", "versions"}
 
 
 def test_the_v1_view_reads_v1_lines_and_the_v2_view_v2_lines(

@@ -103,8 +103,10 @@ def test_a_v2_view_written_over_the_v1_file_is_caught(sql_dir: Path, tmp_path: P
         ("VIEW_VERSION_KEPT", "pipeline_run", 1),
         ("VIEW_VERSION_KEPT", "pipeline_run", 2),
     ]
-    assert "pipeline_run keeps schema_version 2, not 1" in found[0].message
-    assert "no committed view pipeline_run_v2" in found[1].message
+    assert "the partitioned pipeline_run keeps schema_version 2;" in found[0].message
+    assert "no committed view pipeline_run_v2 in partitioned, sharded, analytics" in (
+        found[1].message
+    )
     assert all(f.line is not None for f in found)  # the version's entry in the lock
     assert "title=VIEW_VERSION_KEPT" in rendered(found, "github")
 
