@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,bigquery]'
 	touch $(STAMP)
 
+# A simulated morning through the real emitter -> demo-out/telemetry.jsonl -> DuckDB -> views.
 demo: $(STAMP)
-	$(BIN)/agent-telemetry events
+	$(BIN)/agent-telemetry demo --out demo-out
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

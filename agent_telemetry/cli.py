@@ -106,5 +106,8 @@ from agent_telemetry.check._cli import check, lock  # noqa: E402
 assert isinstance(main, LazyGroup)
 main.add_lazy("views", "agent_telemetry.views._cli:views")
 main.add_lazy("sink-schema", "agent_telemetry.views._cli:sink_schema_command")
+main.add_lazy("preview", "agent_telemetry.views._warehouse_cli:preview")
+main.add_lazy("check-logs", "agent_telemetry.views._warehouse_cli:check_logs_command")
+main.add_lazy("demo", "agent_telemetry.demo._cli:demo")
 main.add_command(lock)
 main.add_command(check)

@@ -12,7 +12,10 @@ CLI stay cheap):
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
-  committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
+  committed SQL for every layout and the data dictionary ``docs/telemetry.md``;
+- ``Warehouse``: the local DuckDB warehouse (log files -> sink-shaped table -> these
+  views, transpiled by sqlglot), see ``agent_telemetry.views.warehouse``;
+- ``check_logs(paths) -> CheckReport``: real log lines checked against the models.
 """
 
 from __future__ import annotations
@@ -48,12 +51,14 @@ if TYPE_CHECKING:
         expected_files,
         sql_path,
     )
+    from agent_telemetry.views._checklogs import CheckReport, check_logs
     from agent_telemetry.views._render import (
         ColumnDoc,
         ViewBuildError,
         ViewDefinition,
         generate_views,
     )
+    from agent_telemetry.views.warehouse import LoadReport, Warehouse
 
 _LAZY = {
     "BindingViolation": "_bindings",
@@ -70,6 +75,11 @@ _LAZY = {
     "ViewBuildError": "_render",
     "ViewDefinition": "_render",
     "generate_views": "_render",
+    # The local warehouse (DuckDB): see agent_telemetry.views.warehouse.
+    "CheckReport": "_checklogs",
+    "check_logs": "_checklogs",
+    "LoadReport": "warehouse",
+    "Warehouse": "warehouse",
 }
 
 
@@ -90,16 +100,20 @@ __all__ = [
     "QUALITY_VIEW",
     "BindingViolation",
     "BuildResult",
+    "CheckReport",
     "ColumnDoc",
     "ConfigError",
     "DeploymentConfig",
     "Layout",
+    "LoadReport",
     "SourceConfig",
     "TargetConfig",
     "ViewBuildError",
     "ViewDefinition",
+    "Warehouse",
     "binding_violations",
     "build",
+    "check_logs",
     "column_lineage",
     "expected_files",
     "expected_sources",

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agent_telemetry.schema import EventSpec, catalogue
 from agent_telemetry.views import DeploymentConfig, load_config
+from agent_telemetry.views.warehouse import Warehouse
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_CONFIG = REPO / "telemetry.toml"
@@ -19,3 +21,9 @@ def config() -> DeploymentConfig:
 @pytest.fixture(scope="session")
 def specs() -> dict[str, EventSpec]:
     return {spec.name: spec for spec in catalogue()}
+
+
+@pytest.fixture
+def wh() -> Iterator[Warehouse]:
+    with Warehouse() as warehouse:
+        yield warehouse

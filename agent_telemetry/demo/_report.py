@@ -1,0 +1,145 @@
+"""The questions the demo answers, asked of the generated views (never the raw table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent_telemetry.schema import PipelineRun, event_spec
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agent_telemetry.views.warehouse import Warehouse
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    note: str = ""
+
+
+def _members(field: str) -> str:
+    """A DuckDB list literal of a field's members, in the model's order (for sorting)."""
+    members = event_spec(PipelineRun).field(field).members
+    return "[" + ", ".join(f"'{m}'" for m in members) + "]"
+
+
+STATUSES = event_spec(PipelineRun).field("status").members
+
+QUERIES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
+    (
+        "Runs by lane and status (pipeline_run)",
+        ("lane", *STATUSES, "total"),
+        "SELECT lane, "
+        + ", ".join(f"count(*) FILTER (WHERE status = '{s}')" for s in STATUSES)
+        + ", count(*) FROM pipeline_run GROUP BY lane ORDER BY lane",
+        "",
+    ),
+    (
+        "Queue wait by lane (pipeline_run)",
+        ("lane", "runs", "wait p50 s", "wait p95 s", "max wait s", "max queue position"),
+        "SELECT lane, count(*), round(quantile_cont(queue_wait_ms, 0.5) / 1000, 1), "
+        "round(quantile_cont(queue_wait_ms, 0.95) / 1000, 1), round(max(queue_wait_ms) / 1000, 1), "
+        "max(queue_position) FROM pipeline_run GROUP BY lane ORDER BY lane",
+        "admin: 15 runs at 5 at a time, 10 s between starts; the provider outage adds the rest",
+    ),
+    (
+        "Runs today, per run (user_runs_today bucket)",
+        ("bucket", "public", "premium", "admin"),
+        "SELECT user_runs_today, count(*) FILTER (WHERE lane = 'public'), "
+        "count(*) FILTER (WHERE lane = 'premium'), count(*) FILTER (WHERE lane = 'admin') "
+        "FROM pipeline_run WHERE user_runs_today IS NOT NULL GROUP BY user_runs_today "
+        f"ORDER BY list_position({_members('user_runs_today')}, user_runs_today)",
+        f"public users stop at {8} runs a day (later asks are refused with run_limit)",
+    ),
+    (
+        "Tokens today, per run (user_tokens_today: share of the public daily budget)",
+        ("bucket", "public", "premium", "admin"),
+        "SELECT user_tokens_today, count(*) FILTER (WHERE lane = 'public'), "
+        "count(*) FILTER (WHERE lane = 'premium'), count(*) FILTER (WHERE lane = 'admin') "
+        "FROM pipeline_run WHERE user_tokens_today IS NOT NULL GROUP BY user_tokens_today "
+        f"ORDER BY list_position({_members('user_tokens_today')}, user_tokens_today)",
+        "",
+    ),
+    (
+        "Refusals and errors by kind",
+        ("view", "column", "kind", "count"),
+        "SELECT * FROM ("
+        "SELECT 'chat_turn', 'refusal', refusal, count(*) FROM chat_turn "
+        "WHERE refusal IS NOT NULL GROUP BY ALL UNION ALL "
+        "SELECT 'chat_turn', 'error', error, count(*) FROM chat_turn "
+        "WHERE error IS NOT NULL GROUP BY ALL UNION ALL "
+        "SELECT 'pipeline_run', 'reason', reason, count(*) FROM pipeline_run "
+        "WHERE reason IS NOT NULL GROUP BY ALL UNION ALL "
+        "SELECT 'pipeline_run', 'error_class', error_class, count(*) FROM pipeline_run "
+        "WHERE error_class IS NOT NULL GROUP BY ALL) ORDER BY 1, 2, 4 DESC, 3",
+        "",
+    ),
+    (
+        "Render slots (pipeline_render)",
+        ("render lane", "renders", "slot wait p50 s", "slot wait p95 s", "passed", "2nd attempts"),
+        "SELECT render_lane, count(*), round(quantile_cont(slot_wait_ms, 0.5) / 1000, 1), "
+        "round(quantile_cont(slot_wait_ms, 0.95) / 1000, 1), "
+        "printf('%.0f%%', 100 * avg(CAST(passed AS INTEGER))), count(*) FILTER (WHERE attempt = 2) "
+        "FROM pipeline_render GROUP BY ALL ORDER BY 1",
+        "two render slots shared by runs and theme toggles",
+    ),
+    (
+        "Provider states over time (provider_status)",
+        ("from", "until", "provider", "state", "learned by", "lines", "retry_after s", "blocked"),
+        # One row per stretch of one state: a stretch starts where the state changes.
+        "WITH marked AS (SELECT *, CASE WHEN state IS DISTINCT FROM lag(state) OVER w "
+        "THEN 1 ELSE 0 END AS change FROM provider_status "
+        "WINDOW w AS (PARTITION BY provider ORDER BY timestamp)), "
+        "stretches AS (SELECT provider, any_value(state) AS state, min(timestamp) AS since, "
+        "string_agg(DISTINCT probe, ', ' ORDER BY probe) AS probes, count(*) AS lines, "
+        "max(retry_after_s) AS retry, max(blocked_runs) AS blocked FROM ("
+        "SELECT *, sum(change) OVER (PARTITION BY provider ORDER BY timestamp) AS stretch "
+        "FROM marked) GROUP BY provider, stretch) "
+        "SELECT strftime(since, '%H:%M'), "
+        "coalesce(strftime(lead(since) OVER (PARTITION BY provider ORDER BY since), '%H:%M'), "
+        "'end'), provider, state, probes, lines, retry, blocked FROM stretches "
+        "ORDER BY since, provider",
+        "times UTC; retry_after and blocked runs are the stretch's maximum",
+    ),
+    (
+        "Data quality (telemetry_quality)",
+        ("event", "lines", "lines with invalid fields", "invalid values", "out of domain"),
+        "SELECT event, max(lines), max(lines_with_invalid_fields), sum(invalid_values), "
+        "sum(out_of_domain_values) FROM telemetry_quality GROUP BY event ORDER BY event",
+        "",
+    ),
+)
+
+
+def ask(wh: Warehouse) -> list[Section]:
+    return [
+        Section(title, headers, tuple(wh.rows(sql)), note) for title, headers, sql, note in QUERIES
+    ]
+
+
+def render_sections(sections: list[Section], console: Console) -> None:
+    from rich.table import Table
+
+    for section in sections:
+        console.print(f"\n[bold]{section.title}[/bold]", highlight=False)
+        table = Table()
+        for index, header in enumerate(section.headers):
+            numeric = all(isinstance(row[index], int | float | None) for row in section.rows)
+            table.add_column(header, justify="right" if numeric and index else "left")
+        for row in section.rows:
+            table.add_row(*("-" if value is None else _cell(value) for value in row))
+        console.print(table)
+        if section.note:
+            console.print(section.note, style="dim", highlight=False)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.1f}"
+    return str(value)

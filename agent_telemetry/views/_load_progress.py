@@ -1,0 +1,113 @@
+"""Progress of a load: a rich bar on a terminal, nothing anywhere else.
+
+DuckDB parses a file inside one statement; ``run_watched`` runs that statement on a
+worker thread and polls ``query_progress()`` (which DuckDB allows from another thread)
+so the bar moves during a single long insert too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import duckdb
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+POLL_SECONDS = 0.1
+# Below this much input a load takes well under a second: a bar would only flicker.
+LONG_LOAD_BYTES = 8 << 20
+
+
+class LoadProgress(Protocol):
+    """What the loader reports while it works; bytes are of the file on disk."""
+
+    def start_file(self, label: str, size: int) -> None: ...
+
+    def update(self, done: int) -> None: ...
+
+    def finish_file(self) -> None: ...
+
+
+class RichLoadProgress:
+    """One transient bar over all files; used as a context manager."""
+
+    def __init__(self, console: Console, total_bytes: int) -> None:
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress: Progress = Progress(
+            TextColumn("[bold]loading[/bold] {task.fields[label]}"),
+            BarColumn(),
+            DownloadColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+        )
+        self._task: TaskID = self._progress.add_task("load", total=total_bytes, label="")
+        self._base = 0
+        self._size = 0
+
+    def __enter__(self) -> RichLoadProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._progress.stop()
+
+    def start_file(self, label: str, size: int) -> None:
+        self._size = size
+        self._progress.update(self._task, label=label, completed=self._base)
+
+    def update(self, done: int) -> None:
+        self._progress.update(self._task, completed=self._base + min(done, self._size))
+
+    def finish_file(self) -> None:
+        self._base += self._size
+        self._progress.update(self._task, completed=self._base)
+
+
+def wants_bar(console: Console, total_bytes: int) -> bool:
+    return console.is_terminal and total_bytes >= LONG_LOAD_BYTES
+
+
+def run_watched(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    on_fraction: Callable[[float], None] | None,
+) -> list[tuple[Any, ...]]:
+    """Execute ``sql`` and fetch its rows, reporting DuckDB's progress (0..1) meanwhile."""
+    if on_fraction is None:
+        return con.execute(sql).fetchall()
+    result: list[list[tuple[Any, ...]]] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(con.execute(sql).fetchall())
+        except BaseException as error:  # re-raised on the calling thread
+            failure.append(error)
+
+    worker = threading.Thread(target=work, name="agent-telemetry-load", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(POLL_SECONDS)
+        percent = con.query_progress()
+        if percent >= 0:
+            on_fraction(percent / 100)
+    if failure:
+        raise failure[0]
+    return result[0]

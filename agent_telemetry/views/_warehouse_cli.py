@@ -1,0 +1,123 @@
+"""Commands of the local warehouse: ``preview`` and ``check-logs``.
+
+DuckDB, sqlglot and the view generator load inside the commands, so other commands
+never pay for them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from agent_telemetry.views._load import LoadReport
+
+LOGS = click.argument(
+    "logs",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
+
+
+def render_load_report(report: LoadReport, console: Console) -> None:
+    table = Table(title=f"loaded into {report.table}", title_justify="left", title_style="bold")
+    table.add_column("file", overflow="fold")
+    for header in ("records", "telemetry", "non-telemetry", "truncated"):
+        table.add_column(header, justify="right")
+    for loaded in report.files:
+        table.add_row(
+            loaded.path,
+            f"{loaded.records:,}",
+            f"{loaded.loaded:,}",
+            f"{loaded.text + loaded.other_json:,}",
+            f"{loaded.truncated:,}",
+        )
+    console.print(table)
+
+
+@click.command()
+@LOGS
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Keep the DuckDB database in this file (sink table and views) for your own queries.",
+)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Deployment file (default: ./telemetry.toml if present).",
+)
+def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> None:
+    """Load log files into a local DuckDB warehouse and summarise every view.
+
+    LOGS are the emitter's JSON lines or Cloud Logging exports (LogEntry JSON, one per
+    line or one array); other lines are skipped and counted.
+    """
+    from agent_telemetry.views._config import ConfigError
+    from agent_telemetry.views._load import LoadError
+    from agent_telemetry.views._load_progress import RichLoadProgress, wants_bar
+    from agent_telemetry.views._preview import render_preview, summarize
+    from agent_telemetry.views.warehouse import Warehouse, default_config
+
+    console = Console()
+    try:
+        deployment = default_config(config)
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from None
+    if db is not None and db.exists():
+        db.unlink()  # a fresh warehouse each time: the sink holds exactly LOGS
+    with Warehouse(db, config=deployment) as wh:
+        total = sum(path.stat().st_size for path in logs)
+        err = Console(stderr=True)
+        try:
+            if wants_bar(err, total):
+                with RichLoadProgress(err, total) as progress:
+                    report = wh.load(logs, progress=progress)
+            else:
+                report = wh.load(logs)
+        except LoadError as error:
+            raise click.ClickException(str(error)) from None
+        render_load_report(report, console)
+        names = wh.create_views()
+        render_preview(summarize(wh), console)
+    if db is not None:
+        console.print(
+            f"kept {db}: table {report.table}, views {', '.join(names)}\n"
+            f'  e.g. duckdb {db} "SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL"',
+            soft_wrap=True,
+            highlight=False,
+        )
+
+
+@click.command("check-logs")
+@LOGS
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+def check_logs_command(logs: tuple[Path, ...], output: str) -> None:
+    """Check real log lines against the models: per event valid and invalid lines,
+    violations by field and rule (never the values), unknown events and coverage.
+
+    Exit status 0 when every telemetry line is valid, 1 when any is not. Plain text,
+    other JSON and truncated lines are counted, never fatal.
+    """
+    from agent_telemetry.views._checklogs import check_logs
+    from agent_telemetry.views._checklogs_render import render_json, render_text
+
+    report = check_logs(logs)
+    if output == "json":
+        click.echo(render_json(report))
+    else:
+        render_text(report, Console())
+    sys.exit(0 if report.clean else 1)

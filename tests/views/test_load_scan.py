@@ -1,0 +1,65 @@
+"""Streaming a JSON-array export in chunks gives exactly what json.loads gives."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_telemetry.views import _load_scan
+from agent_telemetry.views._load_scan import Kind, iter_array, sniff
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    values=st.lists(JSON, max_size=12), chunk=st.integers(1, 9), indent=st.sampled_from([None, 1])
+)
+def test_chunked_array_reading_matches_json_loads(
+    values: list[object], chunk: int, indent: int | None
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
+        path = Path(tmp) / "export.json"
+        path.write_text(json.dumps(values, indent=indent))
+        patch.setattr(_load_scan, "CHUNK", chunk)
+        records = list(iter_array(path))
+        assert [r.value for r in records] == values
+        assert all(r.kind is not Kind.MALFORMED for r in records)
+        assert [json.loads(r.text) for r in records] == values
+
+
+def test_a_file_cut_inside_an_element_ends_with_one_malformed_record(tmp_path: Path) -> None:
+    path = tmp_path / "cut.json"
+    path.write_text('[{"a": 1}, {"b": [1, 2')
+    kinds = [r.kind for r in iter_array(path)]
+    assert kinds == [Kind.OTHER_JSON, Kind.MALFORMED]
+
+
+def test_an_array_without_its_closing_bracket_is_counted_once(tmp_path: Path) -> None:
+    path = tmp_path / "open.json"
+    path.write_text('[{"a": 1}, 7')
+    assert [r.kind for r in iter_array(path)] == [Kind.OTHER_JSON, Kind.OTHER_JSON, Kind.MALFORMED]
+
+
+def test_sniff_tells_an_export_from_lines(tmp_path: Path) -> None:
+    export = tmp_path / "export.json"
+    export.write_text('[\n  {"jsonPayload": {"event": "chat_turn", "schema_version": 1}}\n]\n')
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text('{"event": "chat_turn", "schema_version": 1}\n')
+    assert (sniff(export).layout, sniff(export).shape) == ("array", "entry")
+    assert (sniff(lines).layout, sniff(lines).shape) == ("lines", "emitter")
