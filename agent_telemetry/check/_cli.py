@@ -96,10 +96,11 @@ def check(
 def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> None:
     """Write the schema lock from the models (refuses unreviewed breaking changes).
 
-    Older versions of a bumped event keep their entries. A breaking change to a locked
-    version is written only when an [[exceptions]] entry in the config covers it.
+    Every registered version is locked: the current models and the retired ones
+    (agent_telemetry/schema/retired.py). A breaking change to a locked version is
+    written only when an [[exceptions]] entry in the config covers it.
     """
-    from agent_telemetry.check._definition import load_models
+    from agent_telemetry.check._definition import load_models, load_versions
     from agent_telemetry.check._format import text_line
 
     models, failures = load_models()
@@ -117,8 +118,8 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
         SchemaLock,
         build_lock,
         dump_lock,
-        event_spec,
         read_lock,
+        registry_specs,
     )
     from agent_telemetry.views import ConfigError, load_config
 
@@ -133,11 +134,12 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
         committed = read_lock(path)
     except LockFormatError as exc:
         raise UsageFailure(f"{exc} (delete it to start a new lock)") from None
-    current = build_lock((event_spec(m) for m in models.values()), previous=committed)
+    versions = load_versions("agent_telemetry.schema", models)
+    current = build_lock(registry_specs(versions))
     text = dump_lock(current)
     old_text = path.read_text(encoding="utf-8") if path.is_file() else None
     findings, classes = compat_findings(
-        committed or SchemaLock(), current, exceptions, models, old_text, path
+        committed or SchemaLock(), current, exceptions, models, old_text, path, versions
     )
     breaking = [f for f in findings if f.severity == "error"]
     if breaking:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
@@ -24,9 +25,8 @@ _SCHEMA_ERROR_ATTRS = ("model", "field", "rule", "detail")
 def _is_schema_rule_error(exc: BaseException) -> bool:
     # The class itself lives in the package whose import just failed, so it is
     # recognised by its type name and attributes rather than by isinstance.
-    return type(exc).__name__ == "SchemaRuleError" and all(
-        hasattr(exc, a) for a in _SCHEMA_ERROR_ATTRS
-    )
+    named = any(kind.__name__ == "SchemaRuleError" for kind in type(exc).__mro__)
+    return named and all(hasattr(exc, a) for a in _SCHEMA_ERROR_ATTRS)
 
 
 def _definition_site(tb: TracebackType | None) -> tuple[str, int] | None:
@@ -56,13 +56,35 @@ def _field_line(file: str, class_line: int, field: str) -> int:
     return class_line
 
 
+def _class_site(exc: BaseException) -> tuple[str, int] | None:
+    """(file, line) of the class a registry rule names (``VersionRuleError.model_class``):
+    the registry is checked after its classes were defined, so no frame points at them.
+    Their module may have failed to import with the registry, so it is found by name in
+    ``sys.modules`` or among the traceback's frames."""
+    model = getattr(exc, "model_class", None)
+    if model is None:
+        return None
+    file: str | None = getattr(sys.modules.get(model.__module__), "__file__", None)
+    tb = exc.__traceback__
+    while file is None and tb is not None:
+        if tb.tb_frame.f_globals.get("__name__") == model.__module__:
+            file = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    if file is None or not Path(file).is_file():
+        return None
+    pattern = re.compile(rf"^\s*class\s+{re.escape(model.__name__)}\b")
+    lines = Path(file).read_text(encoding="utf-8").splitlines()
+    line = next((i for i, text in enumerate(lines, start=1) if pattern.match(text)), 1)
+    return file, line
+
+
 def definition_finding(exc: BaseException) -> Finding:
     """A finding for a ``SchemaRuleError``: rule, model, field and the line to fix."""
     model: str = getattr(exc, "model", "?")
     field: str | None = getattr(exc, "field", None)
     file: str | None = None
     line: int | None = None
-    site = _definition_site(exc.__traceback__)
+    site = _definition_site(exc.__traceback__) or _class_site(exc)
     if site is not None and Path(site[0]).exists():
         file = display_path(site[0])
         line = _field_line(site[0], site[1], field) if field else site[1]
@@ -80,7 +102,8 @@ def definition_finding(exc: BaseException) -> Finding:
 def load_models(
     module: str = "agent_telemetry.schema",
 ) -> tuple[Mapping[str, Any] | None, list[Finding]]:
-    """Import ``module`` (running the definition rules) and return its ``EVENTS``."""
+    """Import ``module`` (running the definition rules and, when it builds one, the
+    version registry's rules) and return its ``EVENTS``."""
     try:
         loaded = importlib.import_module(module)
     except TypeError as exc:
@@ -89,3 +112,16 @@ def load_models(
         raise
     events: Mapping[str, Any] = loaded.EVENTS
     return events, []
+
+
+def load_versions(module: str, events: Mapping[str, Any]) -> Mapping[tuple[str, int], Any]:
+    """The ``EVENT_VERSIONS`` registry of ``module`` (already imported by ``load_models``);
+    a module without one has only its current models."""
+    versions: Mapping[tuple[str, int], Any] | None = getattr(
+        importlib.import_module(module), "EVENT_VERSIONS", None
+    )
+    if versions is None:
+        from agent_telemetry.schema import version_registry
+
+        versions = version_registry(events.values())
+    return versions

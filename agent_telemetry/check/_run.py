@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
-from agent_telemetry.check._definition import load_models
-from agent_telemetry.check._findings import CheckReport
+from agent_telemetry.check._definition import load_models, load_versions
+from agent_telemetry.check._findings import CheckReport, Finding
 from agent_telemetry.check._git import GitRefError, lock_at_ref
 
 LATER_STAGES = ("lock", "compat", "bindings", "generated", "versions")
@@ -23,22 +23,33 @@ def run_check(
     lock_path: Path | None = None,
     models_module: str = "agent_telemetry.schema",
     views: bool = True,
+    sql_dir: Path | None = None,
+    docs_path: Path | None = None,
 ) -> CheckReport:
     """Run every stage. Raises CheckUsageError for what is the caller's mistake.
 
     ``views=False`` leaves out the three view stages (the schema stages alone take a
     fraction of a second; the view stages read SQL back with sqlglot).
+
+    ``models_module`` provides ``EVENTS`` (current models) and ``EVENT_VERSIONS`` (every
+    version; without it, the current models only); every stage works from that registry.
+    ``sql_dir`` and ``docs_path`` are the committed generated files (default: the
+    package's ``generated`` folder and ``docs/telemetry.md`` beside the config).
     """
     report = CheckReport(against=against)
     if not config_path.is_file():
         raise CheckUsageError(f"config {config_path} not found (pass --config)")
 
     models, findings = load_models(models_module)
-    report.stage(DEFINITION_STAGE, findings, "" if models is None else f"{len(models)} events")
     if models is None:
+        report.stage(DEFINITION_STAGE, findings)
         for stage in LATER_STAGES:
             report.skip(stage, "the models do not load")
         return report
+    versions = load_versions(models_module, models)
+    retired = len(versions) - len(models)
+    note = f"{len(models)} events" + (f", {retired} retired version(s)" if retired else "")
+    report.stage(DEFINITION_STAGE, findings, note)
 
     # Only now: these import agent_telemetry.schema, which has just loaded.
     from agent_telemetry.check._schema_stages import (
@@ -52,8 +63,8 @@ def run_check(
         LockFormatError,
         SchemaLock,
         build_lock,
-        event_spec,
         load_lock,
+        registry_specs,
     )
     from agent_telemetry.views import ConfigError, load_config
 
@@ -65,7 +76,8 @@ def run_check(
     lock_text = lock_path.read_text(encoding="utf-8") if lock_path.is_file() else None
     try:
         committed = None if lock_text is None else load_lock(lock_text, str(lock_path))
-        current = build_lock((event_spec(m) for m in models.values()), previous=committed)
+        specs = registry_specs(versions)
+        current = build_lock(specs)
         report.stage(LOCK_STAGE, lock_drift(current, lock_text, lock_path))
 
         if against is None:
@@ -84,13 +96,26 @@ def run_check(
         raise CheckUsageError(f"{exc} (delete it and run `agent-telemetry lock`)") from None
 
     findings, report.classification = compat_findings(
-        base, current, config.exceptions, models, lock_text, lock_path
+        base, current, config.exceptions, models, lock_text, lock_path, versions
     )
     report.stage(COMPAT_STAGE, findings, base_note)
 
     if not views:
         for stage in LATER_STAGES[2:]:
             report.skip(stage, "not asked for")
+        return report
+
+    from agent_telemetry.views._sink import payload_fields
+
+    try:
+        payload_fields(specs)
+    except ValueError as exc:
+        # Two versions (or events) give one sink column two types: no view can be built.
+        # The compat stage reports it as SINK_COLUMN_SAME_TYPE, unless it was excepted.
+        if not report.errors:
+            report.findings.append(Finding(COMPAT_STAGE, "SINK_COLUMN_SAME_TYPE", str(exc)))
+        for stage in LATER_STAGES[2:]:
+            report.skip(stage, "a sink column has two types")
         return report
 
     from agent_telemetry.check._view_stages import (
@@ -101,22 +126,17 @@ def run_check(
         generated_drift,
         kept_view_findings,
     )
-    from agent_telemetry.views import ViewBuildError, generate_views
+    from agent_telemetry.views import GENERATED_DIR, ViewBuildError
 
-    found, checked = binding_findings(models)
+    found, checked = binding_findings(versions.values(), sql_dir or GENERATED_DIR)
     report.stage(BINDINGS_STAGE, found, f"{checked} committed views read back")
-    retired = sum(
-        1 for name, version, _ in current.versions() if version < models[name].schema_version
-    )
     try:
-        report.stage(GENERATED_STAGE, generated_drift(config_path))
-        # Generating again costs a second; only a bumped event has older views to look for.
-        generated = generate_views(config) if retired else ()
+        report.stage(GENERATED_STAGE, generated_drift(config_path, sql_dir, docs_path, specs))
     except ViewBuildError as exc:
         raise CheckUsageError(f"the views cannot be generated: {exc}") from None
     report.stage(
         VERSIONS_STAGE,
-        kept_view_findings(current, models, generated, lock_text, lock_path),
-        f"{retired} older version(s) locked",
+        kept_view_findings(current, lock_text, lock_path, sql_dir or GENERATED_DIR),
+        f"{len(versions)} event version(s), {retired} retired",
     )
     return report

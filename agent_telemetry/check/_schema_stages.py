@@ -18,6 +18,7 @@ from agent_telemetry.check._paths import display_path
 from agent_telemetry.schema import (
     Change,
     CompatException,
+    Registry,
     SchemaLock,
     TelemetryEvent,
     apply_exceptions,
@@ -25,6 +26,7 @@ from agent_telemetry.schema import (
     compare,
     dump_lock,
 )
+from agent_telemetry.views import view_name
 
 LOCK_STAGE = "lock"
 COMPAT_STAGE = "compat"
@@ -51,7 +53,10 @@ def lock_drift(current: SchemaLock, lock_text: str | None, lock_path: Path) -> l
     return [Finding(LOCK_STAGE, "LOCK_DRIFT", message, file=shown, line=min(line, len(old) or 1))]
 
 
-def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]]) -> str:
+RETIRED_HOME = "RETIRED (agent_telemetry/schema/retired.py)"
+
+
+def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]], versions: Registry) -> str:
     exception = (
         f'a reviewed [[exceptions]] entry (rule = "{change.rule}", event = "{change.event}"'
         + (f', field = "{change.field}"' if change.field else "")
@@ -61,23 +66,38 @@ def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]]) -> str:
     if change.rule == "SINK_COLUMN_SAME_TYPE":
         return f"Fix: give the field a new name, or add {exception}."
     if model is not None and change.version == model.schema_version:
+        new = change.version + 1
         return (
-            f"Fix: bump {model.__name__}.schema_version to {change.version + 1} "
-            f"(a new view; version {change.version} is kept), or add {exception}."
+            f"Fix: bump {model.__name__}.schema_version to {new} and keep version "
+            f"{change.version} as a retired class, a renamed copy listed in {RETIRED_HOME}: view "
+            f"{view_name(change.event, new)} is added and "
+            f"{view_name(change.event, change.version)} kept; or add {exception}."
         )
     if model is None:
         return f"Fix: keep the model (services may still emit it), or add {exception}."
-    return f"Fix: restore the locked entry of version {change.version}, or add {exception}."
+    retired = versions.get((change.event, change.version))
+    if retired is not None:
+        return (
+            f"Fix: a retired version is frozen: restore {retired.__name__} as locked, "
+            f"or add {exception}."
+        )
+    if change.version < model.schema_version:
+        return (
+            f"Fix: keep version {change.version}'s class (schema_version = {change.version}), "
+            f"listed in {RETIRED_HOME}: its view stays; or add {exception}."
+        )
+    return f"Fix: restore the model of version {change.version}, or add {exception}."
 
 
 def _location(
     change: Change,
     models: Mapping[str, type[TelemetryEvent]],
+    versions: Registry,
     lock_text: str | None,
     lock_path: Path,
 ) -> Location:
-    model = models.get(change.event)
-    if model is not None and change.version == model.schema_version:
+    model = versions.get((change.event, change.version))
+    if model is not None:
         in_model = change.field is not None and change.field in model.model_fields
         located = model_location(model, change.field if in_model else None)
         if located[0] is not None:
@@ -101,14 +121,24 @@ def compat_findings(
     models: Mapping[str, type[TelemetryEvent]],
     lock_text: str | None,
     lock_path: Path,
+    versions: Registry | None = None,
 ) -> tuple[list[Finding], dict[str, str]]:
-    """Findings for every change from ``base`` to ``current``, and each event's class."""
+    """Findings for every change from ``base`` to ``current``, and each event's class.
+
+    ``models`` are the current models, ``versions`` every registered version (default:
+    just ``models``): a change is annotated on the class of its version when there is one.
+    """
+    registry: Registry = (
+        {(m.event_name, m.schema_version): m for m in models.values()}
+        if versions is None
+        else versions
+    )
     changes = compare(base, current)
     outcome = apply_exceptions(changes, exceptions)
     findings: list[Finding] = []
 
     def finding(change: Change, severity: Severity, message: str) -> Finding:
-        file, line = _location(change, models, lock_text, lock_path)
+        file, line = _location(change, models, registry, lock_text, lock_path)
         return Finding(
             COMPAT_STAGE,
             change.rule,
@@ -122,7 +152,8 @@ def compat_findings(
         )
 
     for change in outcome.breaking:
-        findings.append(finding(change, "error", f"{change.detail}. {_hint(change, models)}"))
+        hint = _hint(change, models, registry)
+        findings.append(finding(change, "error", f"{change.detail}. {hint}"))
     for change, exception in outcome.excepted:
         findings.append(
             finding(change, "notice", f"excepted: {change.detail} (reason: {exception.reason})")

@@ -1,25 +1,29 @@
-"""Stages 4 to 6: the view SQL binds every field, the generated files are current, and a
-bumped event still has a view for each older locked version."""
+"""Stages 4 to 6: the view SQL binds every field, the generated files are current, and
+every locked event version has its own committed view."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._locate import lock_location
 from agent_telemetry.check._paths import display_path
-from agent_telemetry.schema import SchemaLock, TelemetryEvent, event_spec
+from agent_telemetry.schema import EventSpec, SchemaLock, TelemetryEvent, event_spec
 from agent_telemetry.views import (
     GENERATED_DIR,
     LAYOUTS,
     BuildResult,
-    ViewDefinition,
     binding_violations,
     build,
     sql_path,
+    view_name,
 )
 
 BINDINGS_STAGE = "bindings"
@@ -40,21 +44,24 @@ def _column_line(sql: str, column: str) -> int | None:
 
 
 def binding_findings(
-    models: Mapping[str, type[TelemetryEvent]], sql_dir: Path = GENERATED_DIR
+    models: Iterable[type[TelemetryEvent]], sql_dir: Path = GENERATED_DIR
 ) -> tuple[list[Finding], int]:
     """VIEW_BINDING for every column of a committed event view that is not bound to its
-    field, read back from the SQL itself. Returns the findings and the views checked."""
+    field, read back from the SQL itself. ``models`` are every event version (the
+    registry's values): each version's view is held to that version's fields. Returns
+    the findings and the views checked."""
+    specs = tuple(event_spec(model) for model in models)
     findings: list[Finding] = []
     checked = 0
     for layout in LAYOUTS:
-        for model in models.values():
-            spec = event_spec(model)
-            path = sql_path(sql_dir, layout, spec.name)
+        for spec in specs:
+            name = view_name(spec.name, spec.schema_version)
+            path = sql_path(sql_dir, layout, name)
             if not path.is_file():
                 continue  # a missing file is the drift stage's finding
             sql = path.read_text(encoding="utf-8")
             checked += 1
-            for problem in binding_violations(sql, spec, layout, spec.name):
+            for problem in binding_violations(sql, spec, layout, name, specs):
                 column = None if problem.column == "*" else problem.column
                 findings.append(
                     Finding(
@@ -114,36 +121,73 @@ def drift_findings(result: BuildResult) -> list[Finding]:
     return findings
 
 
-def generated_drift(config_path: Path) -> list[Finding]:
-    return drift_findings(build(config_path, check=True))
+def generated_drift(
+    config_path: Path,
+    sql_dir: Path | None = None,
+    docs_path: Path | None = None,
+    specs: tuple[EventSpec, ...] | None = None,
+) -> list[Finding]:
+    return drift_findings(
+        build(config_path, check=True, sql_dir=sql_dir, docs_path=docs_path, specs=specs)
+    )
+
+
+def versions_read(sql: str) -> set[int] | None:
+    """The ``schema_version`` values a committed view keeps (``... schema_version = N``),
+    read back from the SQL; None when it does not parse."""
+    try:
+        tree = sqlglot.parse_one(sql, dialect="bigquery")
+    except SqlglotError:
+        return None
+    found: set[int] = set()
+    for eq in tree.find_all(exp.EQ):
+        sides = (eq.this, eq.expression)
+        if any(isinstance(c, exp.Column) and c.name.lower() == "schema_version" for c in sides):
+            found.update(
+                int(side.this) for side in sides if isinstance(side, exp.Literal) and side.is_int
+            )
+    return found
 
 
 def kept_view_findings(
     lock: SchemaLock,
-    models: Mapping[str, type[TelemetryEvent]],
-    views: Iterable[ViewDefinition],
     lock_text: str | None,
     lock_path: Path,
+    sql_dir: Path = GENERATED_DIR,
 ) -> list[Finding]:
-    """VIEW_VERSION_KEPT: every older locked version of a live event still has a view.
+    """VIEW_VERSION_KEPT: every locked version of every event has its own committed view
+    in every layout, under its own name, that keeps exactly that version's lines.
 
     A version bump passes the compatibility rules because the old version's view stays;
-    this holds the views to that promise.
+    this reads the committed SQL back to hold the views to that promise (a v2 view
+    written over the v1 file, or a version without a file, fails here).
     """
-    have = {(v.event, v.schema_version) for v in views if v.event is not None}
     findings = []
     for name, version, _ in lock.versions():
-        model = models.get(name)
-        if model is None or version >= model.schema_version or (name, version) in have:
+        view = view_name(name, version)
+        missing: list[str] = []
+        problems: list[str] = []
+        for layout in LAYOUTS:
+            path = sql_path(sql_dir, layout, view)
+            if not path.is_file():
+                missing.append(layout)
+                continue
+            read = versions_read(path.read_text(encoding="utf-8"))
+            if read != {version}:
+                shown = ", ".join(str(v) for v in sorted(read or ())) or "no version filter"
+                problems.append(f"the {layout} {view} keeps schema_version {shown}")
+        if not (missing or problems):
             continue
+        if missing:
+            problems.insert(0, f"no committed view {view} in {', '.join(missing)}")
         file, line = lock_location(lock_text, lock_path, name, version) or (None, None)
         findings.append(
             Finding(
                 VERSIONS_STAGE,
                 "VIEW_VERSION_KEPT",
-                f"version {version} is locked but no generated view reads it (the views "
-                f"read version {model.schema_version} only); a bumped event keeps the view "
-                "of every older version",
+                f"version {version} has no view of its own ({'; '.join(problems)}); every "
+                "event version keeps a view that reads only its lines (run "
+                "`agent-telemetry views build`)",
                 event=name,
                 version=version,
                 file=file,

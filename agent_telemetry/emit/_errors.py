@@ -16,7 +16,8 @@ class Problem:
 
     ``rule`` is pydantic's error type (``enum``, ``int_type``, ``less_than_equal``,
     ``missing``, ...) or one of the emitter's own: ``unknown_field``, ``unknown_event``,
-    ``bad_event_type``, ``unusable_value`` (validating the value raised).
+    ``bad_event_type``, ``retired_version`` (a retired model of an event),
+    ``unusable_value`` (validating the value raised).
     """
 
     field: str | None

@@ -22,7 +22,7 @@ from structlog.typing import EventDict, WrappedLogger
 
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._time import rfc3339_utc
-from agent_telemetry.emit._validate import check, plan_by_name, resolve
+from agent_telemetry.emit._validate import RejectReason, check, plan_by_name, resolve
 from agent_telemetry.schema import EVENTS
 
 REJECTED_EVENT = "telemetry_rejected"
@@ -46,7 +46,10 @@ def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -
     resolved = resolve(event)
     if resolved.reason is not None:
         if event_dict.get("strict"):
-            hint = f"known events: {', '.join(EVENTS)}; or pass an event model"
+            if resolved.reason is RejectReason.RETIRED_VERSION:
+                hint = "a retired schema_version; emit the event's current model (EVENTS)"
+            else:
+                hint = f"known events: {', '.join(EVENTS)}; or pass an event model"
             problem = Problem(None, resolved.reason.value, hint)
             raise TelemetryValidationError(None, (problem,))
         event_dict["reason"] = resolved.reason

@@ -30,6 +30,9 @@ class RejectReason(StrEnum):
     UNKNOWN_EVENT = "unknown_event"  # a name that is not in the catalogue
     BAD_EVENT_TYPE = "bad_event_type"  # not a name, an event model or an event instance
     INTERNAL_ERROR = "internal_error"  # the emitter itself failed; the call still returned
+    # A model of a catalogue event at another schema_version than the current one (a
+    # retired class): only the current version is written, so a stale service shows up.
+    RETIRED_VERSION = "retired_version"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,12 @@ def _is_event_model(candidate: type) -> TypeGuard[type[TelemetryEvent]]:
     return issubclass(candidate, TelemetryEvent) and "event_name" in candidate.__dict__
 
 
+def is_retired(model: type[TelemetryEvent]) -> bool:
+    """A model of a catalogue event whose schema_version is not the current one."""
+    current = EVENTS.get(model.event_name)
+    return current is not None and current.schema_version != model.schema_version
+
+
 @dataclass(frozen=True, slots=True)
 class Resolved:
     plan: Plan | None
@@ -134,10 +143,14 @@ def resolve(event: object) -> Resolved:
             return Resolved(plan)
         if isinstance(event, type):
             if _is_event_model(event):
+                if is_retired(event):
+                    return Resolved(None, RejectReason.RETIRED_VERSION)
                 return Resolved(plan_for(event))
             return Resolved(None, RejectReason.BAD_EVENT_TYPE)
         kind = type(event)
         if _is_event_model(kind):
+            if is_retired(kind):
+                return Resolved(None, RejectReason.RETIRED_VERSION)
             # Re-validated like keyword fields: model_construct() builds unchecked instances.
             values = object.__getattribute__(event, "__dict__")
             return Resolved(plan_for(kind), instance_fields=dict(values))

@@ -1,7 +1,14 @@
 """The event models: the single source of truth for lines, views and the sink schema.
 
+``EVENTS`` maps each event to its current model (what services emit); ``EVENT_VERSIONS``
+maps every ``(event, schema_version)`` to its model, retired versions
+(``agent_telemetry.schema.retired``) included: views, lock and compatibility rules are
+generated from every version.
+
 Imports nothing heavier than pydantic: services and the emitter depend on it.
 """
+
+from types import MappingProxyType
 
 from agent_telemetry.schema._base import TelemetryEvent, count, flag
 from agent_telemetry.schema._compat import (
@@ -34,6 +41,15 @@ from agent_telemetry.schema._lock import (
 )
 from agent_telemetry.schema._rules import RULES, Rule, looks_like_identifier, sanitise_column
 from agent_telemetry.schema._spec import EventSpec, FieldSpec, event_spec
+from agent_telemetry.schema._versions import (
+    VERSION_RULES,
+    Registry,
+    VersionRule,
+    VersionRuleError,
+    current_models,
+    registry_specs,
+    version_registry,
+)
 from agent_telemetry.schema.buckets import (
     RunsToday,
     TokensToday,
@@ -60,12 +76,16 @@ from agent_telemetry.schema.events import (
     TurnError,
     TurnKind,
 )
+from agent_telemetry.schema.retired import RETIRED
 
 __all__ = [
     "COMPAT_RULES",
     "EVENTS",
+    "EVENT_VERSIONS",
     "LOCK_PATH",
+    "RETIRED",
     "RULES",
+    "VERSION_RULES",
     "Change",
     "ChatTier",
     "ChatTurn",
@@ -88,6 +108,7 @@ __all__ = [
     "ProviderState",
     "ProviderStatus",
     "Refusal",
+    "Registry",
     "RenderLane",
     "Rule",
     "RunReason",
@@ -100,11 +121,14 @@ __all__ = [
     "TokensToday",
     "TurnError",
     "TurnKind",
+    "VersionRule",
+    "VersionRuleError",
     "apply_exceptions",
     "build_lock",
     "classify",
     "compare",
     "count",
+    "current_models",
     "dump_lock",
     "event_spec",
     "flag",
@@ -115,15 +139,26 @@ __all__ = [
     "near_identical",
     "parse_lock",
     "read_lock",
+    "registry_specs",
     "runs_today_bucket",
     "sanitise_column",
     "tokens_today_bucket",
+    "version_registry",
 ]
+
+EVENT_VERSIONS: MappingProxyType[tuple[str, int], type[TelemetryEvent]] = version_registry(
+    EVENTS.values(), RETIRED
+)
 
 
 def catalogue() -> tuple[EventSpec, ...]:
-    """Specs of every event, in catalogue order."""
+    """Specs of every event's current version, in catalogue order."""
     return tuple(event_spec(model) for model in EVENTS.values())
 
 
-__all__ += ["catalogue"]
+def version_catalogue() -> tuple[EventSpec, ...]:
+    """Specs of every version of every event (retired ones too), in ``EVENT_VERSIONS`` order."""
+    return registry_specs(EVENT_VERSIONS)
+
+
+__all__ += ["catalogue", "version_catalogue"]

@@ -8,8 +8,9 @@ Each yields ``Change`` records classified ``addition`` (old rows, views and save
 queries keep working) or ``breaking``; a version that yields nothing is ``none``.
 
 A breaking change passes only two ways:
-- a new event version: bump ``schema_version``; the lock keeps the old version's entry
-  (and its view), and the new version is compared with nothing, like a new event;
+- a new event version: bump ``schema_version`` and keep the old class as a retired
+  model (``agent_telemetry/schema/retired.py``); the lock keeps the old version's entry
+  (and the views its view), and the new version is compared with nothing, like a new event;
 - a reviewed exception in the deployment config naming the rule, the event, the field
   (for field rules) and a reason (``CompatException``).
 """

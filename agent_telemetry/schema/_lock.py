@@ -6,11 +6,11 @@ requiredness, members (sorted: member order means nothing to a reader) and bound
 plus a sha256 of each description (a description edit changes the lock, never a
 reader). ``agent-telemetry lock`` writes it; it is committed and reviewed like code.
 
-Versions: when an event's ``schema_version`` is bumped, the entry of the old version
-stays in the lock (its view stays too) and the new version is a new entry, checked
-as a new event. Entries of versions below the model's current one are carried over
-from the previous lock verbatim; nothing else survives a relock, so deleting an event
-or a version shows up as a deletion.
+Versions: the lock has one entry per registered model (``EVENT_VERSIONS``: the
+current models and the retired ones). When an event's ``schema_version`` is bumped, the
+old class stays as a retired model, so its entry stays (and its view), and the new
+version is a new entry, checked as a new event. The lock is a function of the models
+alone: a version whose model is gone leaves the lock, which shows up as a deletion.
 """
 
 from __future__ import annotations
@@ -108,14 +108,11 @@ def lock_event(spec: EventSpec) -> LockedEvent:
     )
 
 
-def build_lock(specs: Iterable[EventSpec], previous: SchemaLock | None = None) -> SchemaLock:
-    """The lock of ``specs``, keeping ``previous``'s entries of older versions of each event."""
+def build_lock(specs: Iterable[EventSpec]) -> SchemaLock:
+    """The lock of ``specs``: every version of every event (``version_catalogue()``)."""
     events: dict[str, dict[int, LockedEvent]] = {}
     for spec in specs:
-        kept = {} if previous is None else previous.events.get(spec.name, {})
-        versions = {v: entry for v, entry in kept.items() if v < spec.schema_version}
-        versions[spec.schema_version] = lock_event(spec)
-        events[spec.name] = versions
+        events.setdefault(spec.name, {})[spec.schema_version] = lock_event(spec)
     return SchemaLock(events=events)
 
 

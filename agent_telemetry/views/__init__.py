@@ -4,8 +4,10 @@ Public API (heavy modules load on first use, so ``import agent_telemetry.views``
 CLI stay cheap):
 
 - ``load_config(path) -> DeploymentConfig``: the deployment file, identifiers validated;
-- ``generate_views(config, layout=None) -> tuple[ViewDefinition, ...]``: one view per
-  event, then ``telemetry_quality``;
+- ``generate_views(config, layout=None, specs=None) -> tuple[ViewDefinition, ...]``: one
+  view per event version (``specs``, default every registered version), then
+  ``telemetry_quality``; ``view_name(event, version)`` names them (version 1: the event's
+  name, version N: ``<event>_v<N>``);
 - ``sink_schema(layout) -> list[dict]``: BigQuery JSON schema to pre-create the sink table;
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key;
@@ -34,7 +36,7 @@ from agent_telemetry.views._config import (
     load_config,
     parse_config,
 )
-from agent_telemetry.views._describe import ENVELOPE_NAMES, QUALITY_VIEW
+from agent_telemetry.views._describe import ENVELOPE_NAMES, QUALITY_VIEW, view_name
 from agent_telemetry.views._sink import PAYLOAD_COLUMN, sink_schema
 
 if TYPE_CHECKING:
@@ -158,5 +160,6 @@ __all__ = [
     "sink_schema",
     "sql_path",
     "view_lineage",
+    "view_name",
     "write_approval",
 ]

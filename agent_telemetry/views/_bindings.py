@@ -103,7 +103,9 @@ class _Unreadable(Exception):
     """The SQL cannot be read back as a query over one sink table."""
 
 
-def _prepare(query: str, layout: Layout) -> tuple[Scope, list[str], dict[str, Any]]:
+def _prepare(
+    query: str, layout: Layout, specs: tuple[EventSpec, ...] | None = None
+) -> tuple[Scope, list[str], dict[str, Any]]:
     """Parse and qualify a view's query (or its CREATE VIEW): scope, output names, schema.
 
     Qualified once here, so lineage does not re-qualify the whole query per column.
@@ -118,7 +120,7 @@ def _prepare(query: str, layout: Layout) -> tuple[Scope, list[str], dict[str, An
     table = _source_table(tree)
     if table is None:
         raise _Unreadable("does not read exactly one sink table")
-    schema: dict[str, Any] = {table[0]: {table[1]: {table[2]: table_columns(layout)}}}
+    schema: dict[str, Any] = {table[0]: {table[1]: {table[2]: table_columns(layout, specs)}}}
     try:
         qualified = qualify(
             tree, schema=schema, dialect=DIALECT, validate_qualify_columns=False, identify=False
@@ -158,14 +160,17 @@ def binding_violations(
     spec: EventSpec,
     layout: Layout,
     view: str | None = None,
+    specs: tuple[EventSpec, ...] | None = None,
 ) -> list[BindingViolation]:
     """Every way ``query`` fails to bind ``spec``'s fields; empty when the view is sound.
 
-    ``query`` may be the SELECT or the whole ``CREATE VIEW`` (a committed file).
+    ``query`` may be the SELECT or the whole ``CREATE VIEW`` (a committed file). ``spec``
+    is the one event version the view shows; ``specs`` (default: every registered
+    version) types the sink table.
     """
     name = view or spec.name
     try:
-        scope, outputs, schema = _prepare(query, layout)
+        scope, outputs, schema = _prepare(query, layout, specs)
     except _Unreadable as exc:
         return [BindingViolation(name, "*", str(exc))]
     counts = Counter(outputs)

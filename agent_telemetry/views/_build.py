@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_telemetry.schema import EventSpec
 from agent_telemetry.views._config import LAYOUTS, DeploymentConfig, load_config
 from agent_telemetry.views._docs import data_dictionary
 from agent_telemetry.views._render import ViewDefinition, generate_views
@@ -25,17 +26,25 @@ def sql_path(sql_dir: Path, layout: str, view: str) -> Path:
     return sql_dir / layout / f"{view}.sql"
 
 
-def expected_files(config: DeploymentConfig, sql_dir: Path, docs_path: Path) -> dict[Path, str]:
-    """Every generated file and its exact contents, for every layout."""
+def expected_files(
+    config: DeploymentConfig,
+    sql_dir: Path,
+    docs_path: Path,
+    specs: tuple[EventSpec, ...] | None = None,
+) -> dict[Path, str]:
+    """Every generated file and its exact contents, for every layout.
+
+    ``specs``: every event version to generate (default: ``version_catalogue()``).
+    """
     files: dict[Path, str] = {}
     documented: tuple[ViewDefinition, ...] = ()
     for layout in LAYOUTS:
-        views = generate_views(config, layout)
+        views = generate_views(config, layout, specs)
         for view in views:
             files[sql_path(sql_dir, layout, view.name)] = view.ddl
         if layout == config.source.layout:
             documented = views
-    files[docs_path] = data_dictionary(config, documented)
+    files[docs_path] = data_dictionary(config, documented, specs)
     return files
 
 
@@ -81,17 +90,19 @@ def build(
     *,
     sql_dir: Path | None = None,
     docs_path: Path | None = None,
+    specs: tuple[EventSpec, ...] | None = None,
 ) -> BuildResult:
     """Generate every layout's SQL and the data dictionary; ``check`` writes nothing.
 
-    ``sql_dir`` defaults to the package's ``generated`` folder and ``docs_path`` to
-    ``docs/telemetry.md`` beside the deployment file.
+    ``sql_dir`` defaults to the package's ``generated`` folder, ``docs_path`` to
+    ``docs/telemetry.md`` beside the deployment file, ``specs`` to every registered
+    event version.
     """
     config_path = Path(config_path)
     config = load_config(config_path)
     sql_dir = GENERATED_DIR if sql_dir is None else Path(sql_dir)
     docs_path = config_path.parent / DOCS_FILE if docs_path is None else Path(docs_path)
-    expected = expected_files(config, sql_dir, docs_path)
+    expected = expected_files(config, sql_dir, docs_path, specs)
     drifted: list[Path] = []
     chunks: list[str] = []
     for path, text in expected.items():

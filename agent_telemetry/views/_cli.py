@@ -13,6 +13,14 @@ from pathlib import Path
 import click
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when below it (as `lock` prints it)."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 @click.group()
 def views() -> None:
     """Generated BigQuery views: build the committed SQL, check it for drift."""
@@ -66,9 +74,9 @@ def build_command(
         click.echo("views are up to date")
         return
     for path in result.written:
-        click.echo(f"wrote {path}")
+        click.echo(f"wrote {_shown(path)}")
     for path in result.removed:
-        click.echo(f"removed {path}")
+        click.echo(f"removed {_shown(path)}")
     if not result.written and not result.removed:
         click.echo("views are up to date")
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from agent_telemetry.schema import EVENTS, FieldSpec, event_spec
+from agent_telemetry.schema import EVENT_VERSIONS, FieldSpec, event_spec
 from agent_telemetry.views._duckdb_types import quote_identifier
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def _field_summary(wh: Warehouse, view: str, spec: FieldSpec) -> ColumnSummary:
 
 def summarize_event_view(wh: Warehouse, view: ViewDefinition) -> ViewSummary:
     assert view.event is not None
-    spec = event_spec(EVENTS[view.event])
+    spec = event_spec(EVENT_VERSIONS[(view.event, view.schema_version)])
     name = quote_identifier(view.name)
     rows, first, last = wh.one(f"SELECT count(*), min(timestamp), max(timestamp) FROM {name}")
     span = f"{first:%Y-%m-%d %H:%M:%S} .. {last:%Y-%m-%d %H:%M:%S} UTC" if rows else "no rows"
@@ -100,7 +100,7 @@ def summarize_quality_view(wh: Warehouse, view: ViewDefinition) -> ViewSummary:
     (rows,) = wh.one(f"SELECT count(*) FROM {name}")
     per_event = wh.rows(
         "SELECT event, sum(lines), sum(lines_with_invalid_fields), sum(lines_with_unknown_fields) "
-        f"FROM (SELECT DISTINCT day, event, lines, lines_with_invalid_fields, "
+        f"FROM (SELECT DISTINCT day, event, schema_version, lines, lines_with_invalid_fields, "
         f"lines_with_unknown_fields FROM {name}) GROUP BY event ORDER BY event"
     )
     problems = wh.rows(

@@ -19,7 +19,7 @@ from sqlglot import exp
 from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer.qualify import qualify
 
-from agent_telemetry.schema import EventSpec, catalogue
+from agent_telemetry.schema import EventSpec, version_catalogue
 from agent_telemetry.views._config import DeploymentConfig, Layout
 from agent_telemetry.views._describe import (
     ENVELOPE_COLUMNS,
@@ -30,6 +30,7 @@ from agent_telemetry.views._describe import (
     SourcePlan,
     event_view_plan,
     source_plan,
+    view_plans,
 )
 from agent_telemetry.views._sink import payload_types, qualify_schema
 
@@ -121,13 +122,15 @@ def render(template: str, **context: Any) -> str:
     return _environment().get_template(template).render(**context)
 
 
-def _check_payload_keys(tree: exp.Expr, source: SourcePlan, what: str) -> None:
+def _check_payload_keys(
+    tree: exp.Expr, source: SourcePlan, what: str, specs: tuple[EventSpec, ...] | None
+) -> None:
     """Every payload key the SQL reads must exist in the sink's payload record.
 
     sqlglot qualifies top-level columns against the schema but not the keys inside a
     STRUCT or JSON value, so those are checked here.
     """
-    known = payload_types()
+    known = payload_types(specs)
     payload = source.payload.lower()
     for dot in tree.find_all(exp.Dot):
         base = dot.this
@@ -164,9 +167,11 @@ def json_path_key(path: exp.Expr | None) -> str | None:
     return None
 
 
-def compile_query(sql: str, source: SourcePlan, what: str) -> str:
-    """Parse, qualify against the sink schema, check payload keys, and format."""
-    schema = qualify_schema(source.layout, source.project, source.dataset, source.table)
+def compile_query(
+    sql: str, source: SourcePlan, what: str, specs: tuple[EventSpec, ...] | None = None
+) -> str:
+    """Parse, qualify against the sink schema of ``specs``, check payload keys, and format."""
+    schema = qualify_schema(source.layout, source.project, source.dataset, source.table, specs)
     try:
         tree = sqlglot.parse_one(sql, dialect=DIALECT)
         qualified = qualify(
@@ -179,7 +184,7 @@ def compile_query(sql: str, source: SourcePlan, what: str) -> str:
     except (ParseError, OptimizeError) as exc:
         raise ViewBuildError(f"{what}: {exc}") from exc
     _check_tables(qualified, source, what)
-    _check_payload_keys(qualified, source, what)
+    _check_payload_keys(qualified, source, what, specs)
     # Qualifying lowercases identifiers (BigQuery column names are case-insensitive);
     # give the payload column back the spelling readers know from the sink table.
     for identifier in qualified.find_all(exp.Identifier):
@@ -246,9 +251,10 @@ def _event_columns(plan: EventViewPlan) -> tuple[ColumnDoc, ...]:
     return (*head, *body, ColumnDoc(tail.name, tail.sql_type, tail.description))
 
 
-def event_view(config: DeploymentConfig, layout: Layout, spec: EventSpec) -> ViewDefinition:
+def _event_view(
+    config: DeploymentConfig, layout: Layout, plan: EventViewPlan, specs: tuple[EventSpec, ...]
+) -> ViewDefinition:
     source = source_plan(config, layout)
-    plan = event_view_plan(spec)
     sql = render(
         "event_view.sql.j2",
         source=source,
@@ -256,10 +262,10 @@ def event_view(config: DeploymentConfig, layout: Layout, spec: EventSpec) -> Vie
         table_ref=table_ref(source.project, source.dataset, source.table),
     )
     return _finish(
-        name=plan.name,
+        name=plan.view_name,
         config=config,
         source=source,
-        query=compile_query(sql, source, plan.name),
+        query=compile_query(sql, source, plan.view_name, specs),
         description=plan.description,
         columns=_event_columns(plan),
         labels=_labels(layout, plan.schema_version, "event"),
@@ -268,11 +274,26 @@ def event_view(config: DeploymentConfig, layout: Layout, spec: EventSpec) -> Vie
     )
 
 
+def event_view(
+    config: DeploymentConfig,
+    layout: Layout,
+    spec: EventSpec,
+    specs: tuple[EventSpec, ...] | None = None,
+) -> ViewDefinition:
+    """The view of one event version. ``specs`` is every version the views cover (default:
+    every registered one): it types the sink and names a retired version's successor."""
+    specs = version_catalogue() if specs is None else specs
+    key = (spec.name, spec.schema_version)
+    plan = next((p for p in view_plans(specs) if (p.name, p.schema_version) == key), None)
+    return _event_view(config, layout, plan or event_view_plan(spec), specs)
+
+
 def quality_view(
     config: DeploymentConfig, layout: Layout, specs: tuple[EventSpec, ...]
 ) -> ViewDefinition:
+    """``telemetry_quality`` over every version in ``specs``, one row group per version."""
     source = source_plan(config, layout)
-    plans = tuple(event_view_plan(s) for s in specs)
+    plans = view_plans(specs)
     sql = render(
         "telemetry_quality.sql.j2",
         source=source,
@@ -284,7 +305,7 @@ def quality_view(
         name=QUALITY_VIEW,
         config=config,
         source=source,
-        query=compile_query(sql, source, QUALITY_VIEW),
+        query=compile_query(sql, source, QUALITY_VIEW, specs),
         description=QUALITY_DESCRIPTION,
         columns=tuple(ColumnDoc(c.name, c.sql_type, c.description) for c in QUALITY_COLUMNS),
         labels=_labels(layout, version, "quality"),
@@ -298,9 +319,16 @@ def generate_views(
     layout: Layout | None = None,
     specs: tuple[EventSpec, ...] | None = None,
 ) -> tuple[ViewDefinition, ...]:
-    """One view per event, then ``telemetry_quality``, for ``layout`` (default: the config's)."""
+    """One view per event version, then ``telemetry_quality``, for ``layout`` (default: the
+    config's). ``specs`` defaults to every registered version (``version_catalogue()``);
+    version 1 of an event is the view named after it, version N is ``<event>_v<N>``."""
     chosen: Layout = config.source.layout if layout is None else layout
-    specs = catalogue() if specs is None else specs
-    views = [event_view(config, chosen, spec) for spec in specs]
+    specs = version_catalogue() if specs is None else specs
+    plans = view_plans(specs)
+    names = [p.view_name for p in plans] + [QUALITY_VIEW]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise ViewBuildError(f"several views would be named {', '.join(clashes)}")
+    views = [_event_view(config, chosen, plan, specs) for plan in plans]
     views.append(quality_view(config, chosen, specs))
     return tuple(views)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_telemetry.schema import EventSpec, FieldSpec, catalogue
+from agent_telemetry.schema import EventSpec, FieldSpec, version_catalogue
 from agent_telemetry.views._config import Layout
 
 Field = dict[str, Any]
@@ -83,10 +83,14 @@ def _record(name: str, description: str, fields: list[Field]) -> Field:
 def payload_fields(specs: tuple[EventSpec, ...] | None = None) -> list[Field]:
     """The ``jsonPayload`` record: envelope keys, then every model field once, typed.
 
-    A name shared by several events (``duration_ms``) is one column; its type must agree.
+    ``specs`` defaults to every event version, retired ones too: their lines stay in the
+    table and their views read their fields. A name shared by several events or versions
+    (``duration_ms``) is one column; its type must agree. Its description quotes each
+    event once, from the last version given that has the field (the newest, in registry
+    order).
     """
-    specs = catalogue() if specs is None else specs
-    seen: dict[str, tuple[FieldSpec, list[str]]] = {}
+    specs = version_catalogue() if specs is None else specs
+    seen: dict[str, tuple[FieldSpec, dict[str, str]]] = {}
     for spec in specs:
         for field in spec.fields:
             if field.name in seen:
@@ -94,23 +98,23 @@ def payload_fields(specs: tuple[EventSpec, ...] | None = None) -> list[Field]:
                 if first.bigquery_type != field.bigquery_type:
                     raise ValueError(
                         f"{spec.name}.{field.name}: type {field.bigquery_type} conflicts with "
-                        f"{events[0]}.{field.name} ({first.bigquery_type}); the sink has one column"
+                        f"{next(iter(events))}.{field.name} ({first.bigquery_type}); "
+                        "the sink has one column"
                     )
-                events.append(spec.name)
+                events[spec.name] = field.description
             else:
-                seen[field.name] = (field, [spec.name])
+                seen[field.name] = (field, {spec.name: field.description})
     fields = [dict(f) for f in ENVELOPE_PAYLOAD]
     for name, (field, events) in seen.items():
-        descriptions = []
-        for event in events:
-            text = next(s for s in specs if s.name == event).field(name).description
-            descriptions.append(f"{event}: {text}")
-        fields.append(_nullable(name, field.bigquery_type, " ".join(descriptions)))
+        described = " ".join(f"{event}: {text}" for event, text in events.items())
+        fields.append(_nullable(name, field.bigquery_type, described))
     fields.extend(dict(f) for f in ENVELOPE_PAYLOAD_TAIL)
     return fields
 
 
-def sink_schema(layout: Layout = "partitioned") -> list[Field]:
+def sink_schema(
+    layout: Layout = "partitioned", specs: tuple[EventSpec, ...] | None = None
+) -> list[Field]:
     """BigQuery JSON schema of the sink table (``bq mk --schema`` / ``SchemaField.from_api_repr``).
 
     ``analytics`` has no sink table to create (Log Analytics owns ``_AllLogs``).
@@ -147,7 +151,7 @@ def sink_schema(layout: Layout = "partitioned") -> list[Field]:
         _record(
             PAYLOAD_COLUMN[layout],
             "Structured payload: the agent-telemetry line, typed from the event models.",
-            payload_fields(),
+            payload_fields(specs),
         ),
         _nullable("timestamp", "TIMESTAMP", "Time of the event (the line's time)."),
         _nullable("receiveTimestamp", "TIMESTAMP", "Time Cloud Logging received the entry."),
@@ -218,21 +222,27 @@ _ANALYTICS_COLUMNS: dict[str, str] = {
 }
 
 
-def table_columns(layout: Layout) -> dict[str, str]:
+def table_columns(layout: Layout, specs: tuple[EventSpec, ...] | None = None) -> dict[str, str]:
     """Column name -> GoogleSQL type of the table the views read, for sqlglot."""
     if layout == "analytics":
         return dict(_ANALYTICS_COLUMNS)
-    return {field["name"]: _sql_type(field) for field in sink_schema(layout)}
+    return {field["name"]: _sql_type(field) for field in sink_schema(layout, specs)}
 
 
-def qualify_schema(layout: Layout, project: str, dataset: str, table: str) -> dict[str, Any]:
+def qualify_schema(
+    layout: Layout,
+    project: str,
+    dataset: str,
+    table: str,
+    specs: tuple[EventSpec, ...] | None = None,
+) -> dict[str, Any]:
     """The nested mapping sqlglot's qualify and lineage take as ``schema``."""
-    return {project: {dataset: {table: table_columns(layout)}}}
+    return {project: {dataset: {table: table_columns(layout, specs)}}}
 
 
-def payload_types() -> dict[str, str]:
+def payload_types(specs: tuple[EventSpec, ...] | None = None) -> dict[str, str]:
     """Payload key -> GoogleSQL type, for checking the keys the qualifier cannot see.
 
     The same keys are read from the STRUCT (partitioned, sharded) or the JSON (analytics).
     """
-    return {f["name"]: _sql_type(f) for f in payload_fields()}
+    return {f["name"]: _sql_type(f) for f in payload_fields(specs)}

@@ -1,5 +1,5 @@
 """The view stages of ``check``: bindings read back from the SQL, generated-file drift,
-and the view an older locked version keeps."""
+and the committed view every locked event version keeps."""
 
 from __future__ import annotations
 
@@ -11,10 +11,17 @@ import pytest
 
 from agent_telemetry.check import CheckReport, Finding, render
 from agent_telemetry.check._view_stages import binding_findings, drift_findings, kept_view_findings
-from agent_telemetry.schema import EVENTS, LOCK_PATH, PipelineRun, dump_lock, event_spec
-from agent_telemetry.views import GENERATED_DIR, build, generate_views, load_config
-from tests.schema.copies import copy_model, lock_of, models_with
-from tests.schema.test_compat import BASE
+from agent_telemetry.schema import (
+    EVENT_VERSIONS,
+    LOCK_PATH,
+    PipelineRun,
+    build_lock,
+    dump_lock,
+    registry_specs,
+    version_catalogue,
+)
+from agent_telemetry.views import GENERATED_DIR, LAYOUTS, build
+from tests.schema.copies import copy_model, lock_of, registry_with
 
 REPO = Path(__file__).parents[2]
 CONFIG = REPO / "telemetry.toml"
@@ -35,9 +42,9 @@ def rendered(findings: list[Finding], fmt: str) -> str:
 
 
 def test_the_committed_views_are_bound() -> None:
-    findings, checked = binding_findings(EVENTS)
+    findings, checked = binding_findings(EVENT_VERSIONS.values())
     assert findings == []
-    assert checked == len(EVENTS) * 3
+    assert checked == len(EVENT_VERSIONS) * 3
 
 
 def test_a_column_reading_another_key_is_unbound(sql_dir: Path) -> None:
@@ -46,7 +53,7 @@ def test_a_column_reading_another_key_is_unbound(sql_dir: Path) -> None:
     broken = sql.replace("jsonPayload.attempts", "jsonPayload.model_calls")
     assert broken != sql
     path.write_text(broken, encoding="utf-8")
-    findings, _ = binding_findings(EVENTS, sql_dir)
+    findings, _ = binding_findings(EVENT_VERSIONS.values(), sql_dir)
     assert {(f.rule, f.event, f.field) for f in findings} == {
         ("VIEW_BINDING", "pipeline_run", "attempts")
     }
@@ -76,18 +83,34 @@ def test_a_hand_edit_is_drift_at_its_line(sql_dir: Path, tmp_path: Path) -> None
     assert "title=GENERATED_DRIFT" in rendered(findings, "github")
 
 
-def test_a_bumped_event_must_keep_the_old_versions_view() -> None:
-    config = load_config(CONFIG)
+def test_every_locked_version_has_its_committed_view() -> None:
+    lock = build_lock(version_catalogue())
+    assert kept_view_findings(lock, dump_lock(lock), LOCK_PATH) == []
+
+
+def test_a_v2_view_written_over_the_v1_file_is_caught(sql_dir: Path, tmp_path: Path) -> None:
+    """The gap this stage closes: a bump that renders version 2 under the v1 view's name."""
     v2 = copy_model(PipelineRun, version=2)
-    models = models_with(v2)
-    lock = lock_of(models, previous=BASE)
-    only_v2 = generate_views(config, specs=(event_spec(v2),))
-    (finding,) = kept_view_findings(lock, models, only_v2, dump_lock(lock), LOCK_PATH)
-    assert (finding.rule, finding.event, finding.version) == (
-        "VIEW_VERSION_KEPT",
-        "pipeline_run",
-        1,
+    registry = registry_with(v2, retired=(PipelineRun,))
+    lock = lock_of(registry)
+    for layout in LAYOUTS:
+        path = sql_dir / layout / "pipeline_run.sql"
+        sql = path.read_text(encoding="utf-8")
+        assert "lines.schema_version = 1\n" in sql
+        path.write_text(sql.replace("lines.schema_version = 1\n", "lines.schema_version = 2\n"))
+    found = kept_view_findings(lock, dump_lock(lock), LOCK_PATH, sql_dir)
+    assert [(f.rule, f.event, f.version) for f in found] == [
+        ("VIEW_VERSION_KEPT", "pipeline_run", 1),
+        ("VIEW_VERSION_KEPT", "pipeline_run", 2),
+    ]
+    assert "the partitioned pipeline_run keeps schema_version 2;" in found[0].message
+    assert "no committed view pipeline_run_v2 in partitioned, sharded, analytics" in (
+        found[1].message
     )
-    assert finding.line is not None  # the v1 entry in the lock
-    both = generate_views(config, specs=(event_spec(PipelineRun), event_spec(v2)))
-    assert kept_view_findings(lock, models, both, dump_lock(lock), LOCK_PATH) == []
+    assert all(f.line is not None for f in found)  # the version's entry in the lock
+    assert "title=VIEW_VERSION_KEPT" in rendered(found, "github")
+
+    docs = tmp_path / "telemetry.md"
+    build(CONFIG, sql_dir=sql_dir, docs_path=docs, specs=registry_specs(registry))
+    assert kept_view_findings(lock, dump_lock(lock), LOCK_PATH, sql_dir) == []
+    assert (sql_dir / "partitioned" / "pipeline_run_v2.sql").is_file()

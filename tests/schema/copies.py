@@ -10,6 +10,8 @@ from pydantic.fields import FieldInfo
 
 from agent_telemetry.schema import (
     EVENTS,
+    RETIRED,
+    Registry,
     SchemaLock,
     TelemetryEvent,
     build_lock,
@@ -17,6 +19,7 @@ from agent_telemetry.schema import (
     event_spec,
     lock_json,
     parse_lock,
+    version_registry,
 )
 
 LockData = dict[str, Any]
@@ -84,7 +87,13 @@ def models_with(*replacements: type[TelemetryEvent]) -> dict[str, type[Telemetry
     return models
 
 
-def lock_of(
-    models: Mapping[str, type[TelemetryEvent]], previous: SchemaLock | None = None
-) -> SchemaLock:
-    return build_lock((event_spec(m) for m in models.values()), previous=previous)
+def registry_with(
+    *replacements: type[TelemetryEvent], retired: tuple[type[TelemetryEvent], ...] = ()
+) -> Registry:
+    """The real registry with some current models swapped for copies, plus ``retired``."""
+    return version_registry(models_with(*replacements).values(), (*RETIRED, *retired))
+
+
+def lock_of(models: Mapping[Any, type[TelemetryEvent]]) -> SchemaLock:
+    """The lock of every model in ``models`` (current models by name, or a registry)."""
+    return build_lock(event_spec(m) for m in models.values())

@@ -38,6 +38,7 @@ from tests.schema.copies import (
     models_with,
     mutated,
     real_lock_data,
+    registry_with,
 )
 
 BASE = parse_lock(real_lock_data())
@@ -309,7 +310,7 @@ def test_a_version_bump_passes_and_keeps_the_old_version() -> None:
         drop=("attempts",),
         replace={"lane": (LaneWithoutPremium, Field(description="Lane."))},
     )
-    current = lock_of(models_with(v2), previous=BASE)
+    current = lock_of(registry_with(v2, retired=(PipelineRun,)))
     assert current.events["pipeline_run"][1] == BASE.events["pipeline_run"][1]
     assert set(current.events["pipeline_run"]) == {1, 2}
     changes = compare(BASE, current)
@@ -319,8 +320,8 @@ def test_a_version_bump_passes_and_keeps_the_old_version() -> None:
     assert "version 1 kept" in change.detail
 
 
-def test_a_version_bump_that_drops_the_old_entry_is_a_delete() -> None:
-    current = lock_of(models_with(copy_model(PipelineRun, version=2)))  # no previous lock
+def test_a_version_bump_without_the_retired_class_is_a_delete() -> None:
+    current = lock_of(registry_with(copy_model(PipelineRun, version=2)))  # v1 not retired
     breaking = [c for c in compare(BASE, current) if c.classification == "breaking"]
     assert [(c.rule, c.event, c.version) for c in breaking] == [
         ("EVENT_NO_DELETE", "pipeline_run", 1)
@@ -333,13 +334,24 @@ def test_a_bump_does_not_excuse_a_sink_column_retype() -> None:
         version=2,
         replace={"attempts": (bool | None, Field(None, strict=True, description="A."))},
     )
-    changes = compare(BASE, lock_of(models_with(v2), previous=BASE))
+    changes = compare(BASE, lock_of(registry_with(v2, retired=(PipelineRun,))))
     assert {c.rule for c in changes if c.classification == "breaking"} == {"SINK_COLUMN_SAME_TYPE"}
 
 
-def test_a_later_relock_keeps_every_older_version() -> None:
-    v2 = lock_of(models_with(copy_model(ChatTurn, version=2)), previous=BASE)
-    v3 = lock_of(models_with(copy_model(ChatTurn, version=3)), previous=v2)
+def test_a_retired_version_is_held_to_its_locked_entry() -> None:
+    v2 = copy_model(PipelineRun, version=2)
+    edited_v1 = copy_model(
+        PipelineRun, replace={"lane": (LaneWithoutPremium, Field(description="Lane."))}
+    )
+    changes = compare(BASE, lock_of(registry_with(v2, retired=(edited_v1,))))
+    breaking = [(c.rule, c.version, c.field) for c in changes if c.classification == "breaking"]
+    assert breaking == [("ENUM_VALUE_NO_DELETE", 1, "lane")]
+
+
+def test_a_later_bump_keeps_every_older_version() -> None:
+    chat_v2 = copy_model(ChatTurn, version=2)
+    v2 = lock_of(registry_with(chat_v2, retired=(ChatTurn,)))
+    v3 = lock_of(registry_with(copy_model(ChatTurn, version=3), retired=(ChatTurn, chat_v2)))
     assert set(v3.events["chat_turn"]) == {1, 2, 3}
     assert compare(v2, v3)[0].detail == "new version 3 (a new view; version 1, 2 kept)"
 

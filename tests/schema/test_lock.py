@@ -18,15 +18,15 @@ from agent_telemetry.schema import (
     load_lock,
     lock_lines,
     parse_lock,
+    version_catalogue,
 )
-from tests.schema.copies import copy_model, lock_of, models_with, real_lock_data
+from tests.schema.copies import copy_model, lock_of, real_lock_data, registry_with
 
 
 def test_the_committed_lock_matches_the_models() -> None:
-    committed = load_lock(LOCK_PATH.read_text(encoding="utf-8"))
-    assert dump_lock(build_lock(catalogue(), previous=committed)) == LOCK_PATH.read_text(
-        encoding="utf-8"
-    ), "run `agent-telemetry lock` and commit agent_telemetry/schema/schema.lock.json"
+    assert dump_lock(build_lock(version_catalogue())) == LOCK_PATH.read_text(encoding="utf-8"), (
+        "run `agent-telemetry lock` and commit agent_telemetry/schema/schema.lock.json"
+    )
 
 
 def test_the_lock_records_every_field_in_model_order() -> None:
@@ -66,17 +66,18 @@ def test_rewrapping_a_description_is_no_change() -> None:
     assert build_lock([rewrapped]) == build_lock([spec])
 
 
-def test_older_versions_survive_a_relock_and_newer_ones_do_not() -> None:
-    base = build_lock(catalogue())
-    bumped = lock_of(models_with(copy_model(PipelineRun, version=3)), previous=base)
+def test_the_lock_has_exactly_the_registered_versions() -> None:
+    bumped = lock_of(registry_with(copy_model(PipelineRun, version=3), retired=(PipelineRun,)))
     assert set(bumped.events["pipeline_run"]) == {1, 3}
-    back = lock_of(models_with(copy_model(PipelineRun, version=2)), previous=bumped)
+    assert bumped.events["pipeline_run"][1] == build_lock(catalogue()).events["pipeline_run"][1]
+    back = lock_of(registry_with(copy_model(PipelineRun, version=2), retired=(PipelineRun,)))
     assert set(back.events["pipeline_run"]) == {1, 2}
+    unretired = lock_of(registry_with(copy_model(PipelineRun, version=2)))
+    assert set(unretired.events["pipeline_run"]) == {2}
 
 
 def test_a_deleted_model_leaves_the_lock() -> None:
-    base = build_lock(catalogue())
-    rebuilt = build_lock([s for s in catalogue() if s.name != "chat_turn"], previous=base)
+    rebuilt = build_lock([s for s in catalogue() if s.name != "chat_turn"])
     assert "chat_turn" not in rebuilt.events
 
 

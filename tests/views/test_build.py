@@ -15,8 +15,6 @@ from agent_telemetry.views import (
     GENERATED_DIR,
     LAYOUTS,
     QUALITY_VIEW,
-    _render,
-    _sink,
     build,
     sql_path,
 )
@@ -79,14 +77,10 @@ def _with_new_description(specs: tuple[EventSpec, ...]) -> tuple[EventSpec, ...]
     return (changed, *specs[1:])
 
 
-def test_check_fails_after_a_model_description_changes(
-    copy: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_check_fails_after_a_model_description_changes(copy: tuple[Path, Path]) -> None:
     sql_dir, docs = copy
     changed = _with_new_description(catalogue())
-    monkeypatch.setattr(_render, "catalogue", lambda: changed)
-    monkeypatch.setattr(_sink, "catalogue", lambda: changed)
-    result = build(EXAMPLE_CONFIG, check=True, sql_dir=sql_dir, docs_path=docs)
+    result = build(EXAMPLE_CONFIG, check=True, sql_dir=sql_dir, docs_path=docs, specs=changed)
     assert set(result.drifted) == {
         *(sql_path(sql_dir, layout, "pipeline_run") for layout in LAYOUTS),
         docs,

@@ -14,6 +14,7 @@ import duckdb
 import pytest
 import sqlglot
 
+from agent_telemetry.schema import EventSpec
 from agent_telemetry.views import DeploymentConfig, Layout, generate_views
 from agent_telemetry.views._sink import table_columns
 
@@ -50,8 +51,13 @@ def _sink(
     con.execute(f'CREATE TABLE "acme-agents-prod".agent_logs."{table}" ({body})')
 
 
-def _create_views(con: duckdb.DuckDBPyConnection, config: DeploymentConfig, layout: Layout) -> None:
-    for view in generate_views(config, layout):
+def _create_views(
+    con: duckdb.DuckDBPyConnection,
+    config: DeploymentConfig,
+    layout: Layout,
+    specs: tuple[EventSpec, ...] | None = None,
+) -> None:
+    for view in generate_views(config, layout, specs):
         (sql,) = sqlglot.transpile(view.query, read="bigquery", write="duckdb")
         con.execute(f"CREATE VIEW {view.name} AS {sql}")
 
