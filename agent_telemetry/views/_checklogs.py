@@ -17,7 +17,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent_telemetry.schema import EVENTS, FieldSpec, event_spec, looks_like_identifier
+from agent_telemetry.schema import (
+    EVENT_VERSIONS,
+    EventSpec,
+    FieldSpec,
+    TelemetryEvent,
+    event_spec,
+    looks_like_identifier,
+)
 from agent_telemetry.views._load_scan import Kind, iter_records, sniff
 
 REJECTED_EVENT = "telemetry_rejected"
@@ -40,7 +47,7 @@ RULES: Mapping[str, str] = {
     "range": "an integer outside the field's bounds",
     "dropped": "named in invalid_fields: the emitter rejected and dropped the value",
     "unknown_keys": "keys the event does not define (unknown_fields > 0, or keys present)",
-    "schema_version": "schema_version is not the model's version",
+    "schema_version": "schema_version is no registered version of the event",
     "time": "time is not RFC 3339 UTC with microseconds and Z",
     "envelope": "invalid_fields or unknown_fields malformed",
 }
@@ -99,6 +106,7 @@ class FieldCoverage:
 @dataclass(slots=True)
 class EventCheck:
     name: str
+    spec: EventSpec  # the current version: unknown versions are judged by it
     lines: int = 0
     valid: int = 0
     violations: Counter[tuple[str, str]] = field(default_factory=Counter)
@@ -149,6 +157,9 @@ class CheckReport:
     events: dict[str, EventCheck] = field(default_factory=dict)
     unknown_events: Counter[str] = field(default_factory=Counter)
     rejected: Counter[str] = field(default_factory=Counter)
+    versions: Mapping[tuple[str, int], type[TelemetryEvent]] = field(
+        default_factory=lambda: EVENT_VERSIONS
+    )
 
     @property
     def violations(self) -> int:
@@ -171,13 +182,21 @@ class CheckReport:
         }
 
 
-def check_logs(paths: Iterable[str | Path]) -> CheckReport:
-    """Check every telemetry line of every file; never raises for what a line holds."""
-    report = CheckReport()
-    for model in EVENTS.values():
+def check_logs(
+    paths: Iterable[str | Path],
+    versions: Mapping[tuple[str, int], type[TelemetryEvent]] = EVENT_VERSIONS,
+) -> CheckReport:
+    """Check every telemetry line of every file; never raises for what a line holds.
+
+    ``versions`` is the registry lines are checked against: a line is judged by the
+    model of its own ``schema_version``, so logs from before a version bump stay clean.
+    """
+    report = CheckReport(versions=versions)
+    current = {name: model for (name, _), model in versions.items()}  # highest version wins
+    for model in current.values():
         spec = event_spec(model)
         report.events[spec.name] = EventCheck(
-            spec.name, coverage={f.name: FieldCoverage(f) for f in spec.fields}
+            spec.name, spec, coverage={f.name: FieldCoverage(f) for f in spec.fields}
         )
     for raw_path in paths:
         path = Path(raw_path)
@@ -213,19 +232,27 @@ def _check_payload(report: CheckReport, payload: dict[str, Any], *, lifted: bool
         report.unknown_events[_shown(name)] += 1
         return
     check.lines += 1
-    problems = _problems(check, payload, lifted=lifted)
+    problems = _problems(check, payload, report.versions, lifted=lifted)
     if problems:
         check.violations.update(problems)
     else:
         check.valid += 1
 
 
-def _problems(check: EventCheck, payload: dict[str, Any], *, lifted: bool) -> set[tuple[str, str]]:
-    spec = event_spec(EVENTS[check.name])
+def _problems(
+    check: EventCheck,
+    payload: dict[str, Any],
+    versions: Mapping[tuple[str, int], type[TelemetryEvent]],
+    *,
+    lifted: bool,
+) -> set[tuple[str, str]]:
     problems: set[tuple[str, str]] = set()
     version = payload.get("schema_version")
-    if type(version) is not int or version != spec.schema_version:
+    # A line of a retired version is checked against the model it was written with.
+    model = versions.get((check.name, version)) if type(version) is int else None
+    if model is None:
         problems.add(("schema_version", "schema_version"))
+    spec = event_spec(model) if model is not None else check.spec
     # In a LogEntry, Cloud Logging has already lifted time into the entry's timestamp.
     if not lifted and not _valid_time(payload.get("time")):
         problems.add(("time", "time"))
@@ -251,7 +278,8 @@ def _problems(check: EventCheck, payload: dict[str, Any], *, lifted: bool) -> se
             continue
         rule = _rule_broken(field_spec, value)
         if rule is None:
-            check.coverage[field_spec.name].see(value)
+            if field_spec.name in check.coverage:  # coverage is of the current version
+                check.coverage[field_spec.name].see(value)
         else:
             problems.add((field_spec.name, rule))
     return problems

@@ -203,3 +203,30 @@ def test_check_logs_needs_no_duckdb_or_sqlglot() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_lines_of_a_retired_version_are_checked_against_their_own_model(tmp_path: Path) -> None:
+    from agent_telemetry.schema import PipelineRun, version_registry
+    from tests.schema.copies import copy_model, models_with
+
+    # v2 drops `attempts`; v1 (the real model) is kept as the retired version.
+    v2 = copy_model(PipelineRun, version=2, drop=("attempts",))
+    versions = version_registry(models_with(v2).values(), (PipelineRun,))
+    v1_line = line("pipeline_run", lane="public", status="ok", attempts=1)
+    v2_line = line("pipeline_run", lane="public", status="ok").replace(
+        '"schema_version":1', '"schema_version":2'
+    )
+    v2_with_v1_field = v2_line.replace('"status":"ok"', '"status":"ok","attempts":1')
+    unknown_version = v2_line.replace('"schema_version":2', '"schema_version":7')
+    path = write_lines(
+        tmp_path / "mixed.jsonl", [v1_line, v2_line, v2_with_v1_field, unknown_version]
+    )
+
+    check = check_logs([path], versions).events["pipeline_run"]
+
+    assert (check.lines, check.valid) == (4, 2)
+    assert check.violations == {
+        (UNKNOWN_KEY, "unknown_keys"): 1,
+        ("schema_version", "schema_version"): 1,
+    }
+    assert "attempts" not in check.coverage  # coverage is of the current version's fields
