@@ -20,8 +20,12 @@ from pydantic import ValidationError
 from pydantic_core import SchemaValidator
 
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
+from agent_telemetry.emit._fast_record import RecordValidator, record_validator
 from agent_telemetry.schema import EVENTS, FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema._spec import base_type
+
+SEVERITY = "INFO"
+ENVELOPE_SIZE = 4  # event, schema_version, severity, time
 
 
 class RejectReason(StrEnum):
@@ -45,6 +49,9 @@ class Plan:
     enums: frozenset[str]  # fields whose validated value is an Enum member but not a str
     placeholders: dict[str, Any] = field(repr=False)
     validator: SchemaValidator = field(repr=False)
+    # The hot path (``_fast_record``): fields -> the line's record with a ``time``
+    # placeholder, or an exception when the model must decide. None: always ask the model.
+    fast: RecordValidator | None = field(repr=False)
 
 
 # The outcome of ``check``: (validated values in model order, None meaning "omit",
@@ -81,6 +88,12 @@ def plan_for(model: type[TelemetryEvent]) -> Plan:
         and issubclass(base_type(info), enum.Enum)
         and not issubclass(base_type(info), str)
     )
+    envelope = {
+        "event": spec.name,
+        "schema_version": spec.schema_version,
+        "severity": SEVERITY,
+        "time": "",  # replaced by the time of each line
+    }
     plan = Plan(
         model=model,
         event=spec.name,
@@ -91,22 +104,25 @@ def plan_for(model: type[TelemetryEvent]) -> Plan:
         enums=enums,
         placeholders={f.name: _placeholder(f) for f in spec.fields if f.required},
         validator=model.__pydantic_validator__,  # type: ignore[arg-type]
+        # A plain Enum's members need unwrapping, which only the careful path does.
+        fast=None if enums else record_validator(model, envelope),
     )
     _PLANS[model] = plan
     return plan
 
 
-_BY_NAME: dict[str, Plan] = {}
+# Catalogue name -> plan, filled on each name's first use; the hot path reads it directly.
+PLANS_BY_NAME: dict[str, Plan] = {}
 
 
 def plan_by_name(name: str) -> Plan | None:
-    """The plan of a catalogue event by exact name (the hot path of ``resolve``)."""
-    plan = _BY_NAME.get(name)
+    """The plan of a catalogue event by exact name."""
+    plan = PLANS_BY_NAME.get(name)
     if plan is None:
         model = EVENTS.get(name)
         if model is None:
             return None
-        plan = _BY_NAME[name] = plan_for(model)
+        plan = PLANS_BY_NAME[name] = plan_for(model)
     return plan
 
 

@@ -14,10 +14,9 @@ from agent_telemetry.emit import RejectReason, TelemetryValidationError, counter
 from agent_telemetry.emit._config import CURRENT, SHARED
 from agent_telemetry.emit._logger import make_logger
 from agent_telemetry.emit._processors import (
-    build_record,
     render_line,
     resolve_event,
-    validate_fields,
+    validated_record,
 )
 from agent_telemetry.emit._validate import plan_for
 from agent_telemetry.schema import ChatTurn
@@ -40,30 +39,53 @@ def test_resolve_event_raises_in_strict_mode() -> None:
         resolve_event(None, "info", {"event": "x", "fields": {}, "strict": True})
 
 
-def test_validate_fields_splits_values_invalid_unknown() -> None:
+def test_validated_record_keeps_valid_values_names_invalid_counts_unknown() -> None:
     event_dict: dict[str, Any] = {
         "plan": plan_for(ChatTurn),
-        "fields": {"tier": "public", "kind": "nope", "other": 1},
+        "fields": {"tier": "public", "kind": "nope", "other": 1, "duration_ms": None},
         "strict": False,
     }
-    values, invalid, unknown = validate_fields(None, "info", event_dict)["checked"]
-    assert values == {"tier": "public"}
-    assert invalid == ("kind",)
-    assert unknown == 1
+    record = validated_record(None, "info", event_dict)
+    assert {k: v for k, v in record.items() if k != "time"} == {
+        "event": "chat_turn",
+        "schema_version": 1,
+        "severity": "INFO",
+        "tier": "public",
+        "invalid_fields": ["kind"],
+        "unknown_fields": 1,
+    }
 
 
-def test_build_record_orders_the_envelope_first() -> None:
-    event_dict = {"plan": plan_for(ChatTurn), "checked": ({"tier": "admin"}, ("kind",), 2)}
-    record = build_record(None, "info", event_dict)
+def test_validated_record_orders_the_envelope_first_then_the_model() -> None:
+    event_dict = {
+        "plan": plan_for(ChatTurn),
+        "fields": {"duration_ms": 5, "refusal": None, "tier": "admin", "kind": "x", "y": 2},
+        "strict": False,
+    }
+    record = validated_record(None, "info", event_dict)
     assert list(record) == [
         "event",
         "schema_version",
         "severity",
         "time",
         "tier",
+        "duration_ms",
         "invalid_fields",
         "unknown_fields",
     ]
+
+
+def test_validated_record_raises_in_strict_mode() -> None:
+    event_dict = {"plan": plan_for(ChatTurn), "fields": {"tier": "admin"}, "strict": True}
+    with pytest.raises(TelemetryValidationError, match="kind: missing"):
+        validated_record(None, "info", event_dict)
+
+
+def test_validated_record_without_a_plan_is_the_rejected_line() -> None:
+    event_dict = {"reason": RejectReason.UNKNOWN_EVENT, "fields": {}, "strict": False}
+    record = validated_record(None, "info", event_dict)
+    assert record["event"] == "telemetry_rejected"
+    assert record["reason"] == "unknown_event"
 
 
 def test_render_line_is_one_json_line_and_the_record() -> None:
