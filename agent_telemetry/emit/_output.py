@@ -97,9 +97,11 @@ def _utf8_buffer(stream: Any) -> Any:
 
 
 def _text_write(stream: Any) -> Write:
-    write_text, flush_text = stream.write, stream.flush
+    # Each strategy is one flat function: a nested call per line is measurable here.
+    flush_text = stream.flush
     buffer = _utf8_buffer(stream)
     if buffer is None:
+        write_text = stream.write
 
         def decode_and_write(line: bytes) -> None:
             write_text(line.decode())
@@ -107,13 +109,23 @@ def _text_write(stream: Any) -> Write:
 
         return decode_and_write
 
-    write_bytes = _binary_write(buffer)
+    # In both strategies below, flush_text() first: text the service printed earlier,
+    # still held by the text layer, goes out before the line, in call order.
+    write, flush = buffer.write, buffer.flush
+    if type(buffer) is io.FileIO:  # unbuffered stdout (python -u, PYTHONUNBUFFERED)
+
+        def write_under_unbuffered_text(line: bytes) -> None:
+            flush_text()
+            written = write(line)
+            if written != len(line):
+                _write_rest(buffer, line, written)
+
+        return write_under_unbuffered_text
 
     def write_under_text(line: bytes) -> None:
-        # Text the service printed earlier, still held by the text layer, goes out first:
-        # lines keep the order of the calls that made them.
         flush_text()
-        write_bytes(line)
+        write(line)
+        flush()
 
     return write_under_text
 
@@ -140,17 +152,18 @@ class LineWriter:
 
     def __init__(self, shared: Shared, stream: IO[Any] | None) -> None:
         self._shared = shared
-        self._stream = stream
         self._last_stdout: object = None
-        self._write: Write = _unwritable if stream is None else writer_for(stream)
+        self._to_stdout: Write = _unwritable
+        self._write: Write = self._write_stdout if stream is None else writer_for(stream)
 
-    def _follow_stdout(self) -> None:
+    def _write_stdout(self, line: bytes) -> None:
         # Callers hold the lock. sys.stdout is looked up at each write, its strategy only
         # when it changed (pytest's capsys, a service's redirect_stdout).
         stream = sys.stdout
         if stream is not self._last_stdout:
-            self._write = writer_for(stream)
+            self._to_stdout = writer_for(stream)
             self._last_stdout = stream
+        self._to_stdout(line)
 
     def info(self, line: bytes, record: Record) -> Record | None:
         """Write ``line`` with one ``write`` (then ``flush``); count it; return ``record``.
@@ -170,8 +183,6 @@ class LineWriter:
                     sink.append(record)
             else:
                 try:
-                    if self._stream is None:
-                        self._follow_stdout()
                     self._write(line)
                 except Exception:
                     bump(counters.write_failed, event)

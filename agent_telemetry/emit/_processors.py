@@ -53,6 +53,7 @@ def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -
             event_dict["plan"] = plan
             return event_dict
     elif "reason" in event_dict:  # already rejected by the caller (``TelemetryLogger.reject``)
+        event_dict["plan"] = None
         return event_dict
     resolved = resolve(event)
     if resolved.reason is not None:
@@ -61,11 +62,13 @@ def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -
             problem = Problem(None, resolved.reason.value, hint)
             raise TelemetryValidationError(None, (problem,))
         event_dict["reason"] = resolved.reason
+        event_dict["plan"] = None
         return event_dict
     event_dict["plan"] = resolved.plan
     if resolved.instance_fields is not None:
         # An instance carries its own fields; keywords passed beside it are not used.
-        event_dict["extra_unknown"] = len(event_dict["fields"])
+        if event_dict["fields"]:
+            event_dict["extra_unknown"] = len(event_dict["fields"])
         event_dict["fields"] = resolved.instance_fields
     return event_dict
 
@@ -78,12 +81,12 @@ def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict
     processors stay behind. Validating and building are one processor because on the
     hot path one validator call returns the record itself.
     """
-    plan = event_dict.get("plan")
+    plan = event_dict["plan"]  # None: rejected, ``reason`` says why
     if plan is None:
         return rejected_record(event_dict["reason"])
     fields = event_dict["fields"]
-    extra_unknown = event_dict.get("extra_unknown", 0)
-    if plan.fast is not None and not extra_unknown:
+    # "extra_unknown": keywords passed beside an instance; only the model counts them.
+    if plan.fast is not None and "extra_unknown" not in event_dict:
         try:
             record = validated(plan.fast, ENVELOPE_SIZE, fields)
         except Exception:
@@ -91,6 +94,7 @@ def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict
         else:
             record["time"] = rfc3339_utc()
             return record
+    extra_unknown = event_dict.get("extra_unknown", 0)
     values, invalid, unknown = check(plan, fields, event_dict["strict"], extra_unknown)
     return record_of(plan, values, invalid, unknown)
 
@@ -128,7 +132,7 @@ def render_line(
     _logger: WrappedLogger, _method: str, event_dict: EventDict
 ) -> tuple[tuple[bytes, EventDict], dict[str, Any]]:
     """Final processor: the writer's arguments, the line as bytes and the record."""
-    return (_dumps(event_dict, option=_APPEND_NEWLINE), event_dict), _NO_KWARGS
+    return (_dumps(event_dict, None, _APPEND_NEWLINE), event_dict), _NO_KWARGS
 
 
 PROCESSORS = (resolve_event, validated_record, render_line)

@@ -31,7 +31,7 @@ def test_resolve_event_finds_the_plan() -> None:
 def test_resolve_event_rejects_with_a_closed_reason() -> None:
     event_dict = resolve_event(None, "info", {"event": "x", "fields": {}, "strict": False})
     assert event_dict["reason"] is RejectReason.UNKNOWN_EVENT
-    assert "plan" not in event_dict
+    assert event_dict["plan"] is None
 
 
 def test_resolve_event_raises_in_strict_mode() -> None:
@@ -82,7 +82,7 @@ def test_validated_record_raises_in_strict_mode() -> None:
 
 
 def test_validated_record_without_a_plan_is_the_rejected_line() -> None:
-    event_dict = {"reason": RejectReason.UNKNOWN_EVENT, "fields": {}, "strict": False}
+    event_dict = {"plan": None, "reason": RejectReason.UNKNOWN_EVENT, "strict": False}
     record = validated_record(None, "info", event_dict)
     assert record["event"] == "telemetry_rejected"
     assert record["reason"] == "unknown_event"
