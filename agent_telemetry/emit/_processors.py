@@ -6,7 +6,8 @@
    or a closed-set reject reason;
 2. ``validated_record``: ``event_dict["fields"]`` -> the line's dict, in envelope order
    (orjson keeps insertion order): validated values, the names of invalid fields, the
-   count of unknown keys;
+   count of unknown keys. Valid fields take the hot path (``_fast_record``: one
+   validator call returns the record); anything else goes to the model (``check``);
 3. ``render_line``: the final processor; one orjson call, newline included.
 
 The chain reads the mode from ``event_dict["strict"]``, bound into the logger's

@@ -3,6 +3,7 @@
 Pure functions over plain data: ``resolve`` turns what the caller passed into a
 ``Plan`` (or a closed-set ``RejectReason``), ``check`` turns raw fields into the values
 that go on the line plus the names of the invalid fields and the count of unknown keys.
+``check`` is the judge for every call the hot path (``_fast_record``) did not accept.
 
 Pydantic's ``ValidationError`` quotes the input in its text, so only ``loc`` and
 ``type`` are read from it, and it is never re-raised or chained: strict-mode errors are
@@ -247,8 +248,9 @@ def check(plan: Plan, raw: dict[Any, Any], strict: bool, extra_unknown: int = 0)
     first: Any = None
     if not extra_unknown:
         try:
-            # The common case: every key known (the model's extra="forbid" rejects any
-            # other) and every value valid. Anything else takes the careful path.
+            # Valid after all (the hot path leaves, say, a plain-Enum model or keywords
+            # beside an instance to the model): every key known (extra="forbid" rejects
+            # any other) and every value valid. Anything else takes the careful path.
             given: dict[str, Any] = plan.validator.validate_python(raw).__dict__
             # pydantic fills __dict__ in field order, the line's order; None is left for
             # the record builder to skip, which saves a second pass over the fields.
