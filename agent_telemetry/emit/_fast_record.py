@@ -7,7 +7,7 @@ Nones. Instead, this module composes, from the very per-field core schemas and c
 pydantic generated for the model, a ``typed-dict`` validator whose output already is
 the record: the envelope keys first (as defaults the caller cannot set), then the
 given fields in model order, with an optional field left out when its value is None.
-An optional field whose value is invalid is left out too, so ``validated`` compares
+An optional field whose value is invalid is left out too, so the validator compares
 what came back with what was given and accepts only when nothing else was left out.
 
 It is an accelerator, never the judge: it either returns the exact record the model's
@@ -94,8 +94,9 @@ def record_validator(
     """A validator from the model's fields to ``{**envelope, **values}``, or None.
 
     ``envelope``'s keys come first in the output, with its values; the caller replaces
-    placeholders (``time``) afterwards. None when the model's schema is not one this
-    module can reproduce exactly.
+    placeholders (``time``) afterwards. Values that are None are left out. The validator
+    raises whenever the model's own validator must decide. None when the model's schema
+    is not one this module can reproduce exactly.
     """
     model_schema: Mapping[str, Any] = model.__pydantic_core_schema__
     if model_schema.get("type") != "model" or not set(model_schema) <= _MODEL_KEYS:
@@ -115,22 +116,25 @@ def record_validator(
         extra_behavior="forbid",
         config=config,
     )
-    validate: RecordValidator = SchemaValidator(schema, config).validate_python
+    validate_python = SchemaValidator(schema, config).validate_python
+    size = len(envelope)
+
+    def validate(given: dict[str, Any]) -> dict[str, Any]:
+        record: dict[str, Any] = validate_python(given)
+        if len(record) != size + len(given):
+            _only_none_left_out(record, given)
+        return record
+
     return validate
 
 
-def validated(
-    validate: RecordValidator, envelope_size: int, fields: dict[str, Any]
-) -> dict[str, Any]:
-    """The record for ``fields``; raises when the model's own validator must decide.
+def _only_none_left_out(record: dict[str, Any], given: dict[str, Any]) -> None:
+    """Raise unless every field given but missing from ``record`` was None.
 
     The validator leaves out an optional field that is None, which the line omits
-    anyway, and one that is invalid, which must be named: so a shorter record than
-    the fields given is accepted only when every field left out was None.
+    anyway, and one that is invalid, which must be named: so a record shorter than the
+    fields given is accepted only when every field left out was None.
     """
-    record = validate(fields)
-    if len(record) != envelope_size + len(fields):
-        for name, value in fields.items():
-            if value is not None and name not in record:
-                raise LookupError("a field was left out: the model decides")
-    return record
+    for name, value in given.items():
+        if value is not None and name not in record:
+            raise LookupError("a field was left out: the model decides")

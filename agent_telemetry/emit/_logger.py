@@ -22,30 +22,23 @@ class TelemetryLogger(BoundLoggerBase):
     def strict(self) -> bool:
         return bool(self._context["strict"])
 
-    def _process_event(self, method_name: str, event: str | None, event_kw: dict[str, Any]) -> Any:
-        """structlog's hook for custom wrappers, with the same contract: the bound
-        context, the event keywords and ``event`` make the event dict, which runs
-        through the processors in order.
+    def emit(self, event: object, fields: dict[str, Any]) -> Record | None:
+        """Run ``event`` and ``fields`` through the chain; write the line; return the record.
 
-        Leaner than the inherited one, measured ~0.3 us per line: one dict display
-        instead of ``copy()`` plus ``update(**kw)``, and no dispatch on the final
-        processor's return type, which in this chain is always ``render_line``'s
-        ``((line, record), {})``.
+        What structlog's ``_process_event`` does (the bound context plus the event's
+        keys make the event dict, which runs through the processors in order), written
+        out for this one call shape: measured ~0.4 us a line cheaper than calling it, as
+        it copies the context, then ``update(**kw)``s a second dict, then dispatches on
+        the final processor's result type, which in this chain is always ``render_line``'s
+        ``((line, record), {})``. ``reject`` and tests still run the same processors
+        through ``_process_event`` itself.
         """
-        event_dict: Any = {**self._context, **event_kw}
-        if event is not None:
-            event_dict["event"] = event
+        event_dict: Any = {**self._context, "event": event, "fields": fields}
         logger = self._logger
         for processor in self._processors:
-            event_dict = processor(logger, method_name, event_dict)
-        return event_dict
-
-    def emit(self, event: object, fields: dict[str, Any]) -> Record | None:
-        # The chain never drops an event (no DropEvent), so _proxy_to_logger's extra
-        # frame buys nothing here. structlog types ``event`` as str; here it is a name,
-        # a model class or an instance, which the first processor resolves.
-        (line, record), _ = self._process_event("info", event, {"fields": fields})  # type: ignore[arg-type]
-        return self._logger.info(line, record)  # type: ignore[no-any-return]
+            event_dict = processor(logger, "info", event_dict)
+        (line, record), _ = event_dict
+        return logger.info(line, record)  # type: ignore[no-any-return]
 
     def reject(self, reason: RejectReason) -> Record | None:
         """Write a ``telemetry_rejected`` line with ``reason``."""

@@ -22,10 +22,8 @@ import orjson
 from structlog.typing import EventDict, WrappedLogger
 
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
-from agent_telemetry.emit._fast_record import validated
 from agent_telemetry.emit._time import rfc3339_utc
 from agent_telemetry.emit._validate import (
-    ENVELOPE_SIZE,
     PLANS_BY_NAME,
     SEVERITY,
     Plan,
@@ -89,7 +87,7 @@ def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict
     # "extra_unknown": keywords passed beside an instance; only the model counts them.
     if plan.fast is not None and "extra_unknown" not in event_dict:
         try:
-            record = validated(plan.fast, ENVELOPE_SIZE, fields)
+            record: Record = plan.fast(fields)
         except Exception:
             pass  # decided below by the model, whatever went wrong here
         else:

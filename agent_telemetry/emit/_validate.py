@@ -26,7 +26,6 @@ from agent_telemetry.schema import EVENTS, FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema._spec import base_type
 
 SEVERITY = "INFO"
-ENVELOPE_SIZE = 4  # event, schema_version, severity, time
 
 
 class RejectReason(StrEnum):

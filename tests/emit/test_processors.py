@@ -130,3 +130,19 @@ def test_an_internal_failure_in_strict_mode_raises_without_the_cause() -> None:
         emit("chat_turn", tier="public", kind="text")
     assert info.value.problems[0].rule == "internal_error"
     assert info.value.__context__ is None
+
+
+def test_the_chain_is_a_structlog_chain() -> None:
+    # TelemetryLogger.emit runs the processors itself (it is cheaper); structlog's own
+    # _process_event runs the same chain to the same line.
+    with emitting() as buffer:
+        logger = CURRENT.logger
+        fields = {"tier": "public", "kind": "nope", "refusal": None, "x": 1}
+        (line, record), kwargs = logger._process_event("info", "chat_turn", {"fields": fields})
+        assert kwargs == {}
+        assert json.loads(line) == record
+        emitted = emit("chat_turn", **fields)
+        (written,) = lines(buffer)
+    assert emitted == written
+    assert {**record, "time": None} == {**written, "time": None}
+    assert list(record) == list(written)
