@@ -33,7 +33,9 @@ class TelemetryLogger(BoundLoggerBase):
         ``((line, record), {})``. ``reject`` and tests still run the same processors
         through ``_process_event`` itself.
         """
-        event_dict: Any = {**self._context, "event": event, "fields": fields}
+        event_dict: Any = self._context.copy()  # measured: half a {**context, ...} display
+        event_dict["event"] = event
+        event_dict["fields"] = fields
         logger = self._logger
         for processor in self._processors:
             event_dict = processor(logger, "info", event_dict)

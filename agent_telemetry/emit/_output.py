@@ -83,7 +83,8 @@ def _utf8_buffer(stream: Any) -> Any:
 
     Through it the line goes out as orjson made it, with no decode and re-encode. Only
     for UTF-8 and ``\\n`` line ends, where the bytes are exactly those the text layer
-    would write.
+    would write. One difference is not detectable: a stream opened
+    with an explicit ``newline="\\r\\n"`` gets ``\\n``, a JSON line's own end.
     """
     # Exact types: a subclass may override ``write`` (a tee, a filter) and must see it.
     if type(stream) is not io.TextIOWrapper or os.linesep != "\n":
