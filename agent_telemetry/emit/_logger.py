@@ -23,17 +23,29 @@ class TelemetryLogger(BoundLoggerBase):
         return bool(self._context["strict"])
 
     def emit(self, event: object, fields: dict[str, Any]) -> Record | None:
-        # structlog's own event-dict assembly and processor loop; the chain never drops an
-        # event (no DropEvent), so _proxy_to_logger's extra frame buys nothing here.
-        # structlog types ``event`` as str; here it is a name, a model class or an
-        # instance, which the first processor resolves.
-        args, _ = self._process_event("info", event, {"fields": fields})  # type: ignore[arg-type]
-        return self._logger.info(*args)  # type: ignore[no-any-return]
+        """Run ``event`` and ``fields`` through the chain; write the line; return the record.
+
+        What structlog's ``_process_event`` does (the bound context plus the event's
+        keys make the event dict, which runs through the processors in order), written
+        out for this one call shape: measured ~0.4 us a line cheaper than calling it, as
+        it copies the context, then ``update(**kw)``s a second dict, then dispatches on
+        the final processor's result type, which in this chain is always ``render_line``'s
+        ``((line, record), {})``. ``reject`` and tests still run the same processors
+        through ``_process_event`` itself.
+        """
+        event_dict: Any = self._context.copy()  # measured: half a {**context, ...} display
+        event_dict["event"] = event
+        event_dict["fields"] = fields
+        logger = self._logger
+        for processor in self._processors:
+            event_dict = processor(logger, "info", event_dict)
+        (line, record), _ = event_dict
+        return logger.info(line, record)  # type: ignore[no-any-return]
 
     def reject(self, reason: RejectReason) -> Record | None:
         """Write a ``telemetry_rejected`` line with ``reason``."""
-        args, _ = self._process_event("info", None, {"reason": reason, "fields": {}})
-        return self._logger.info(*args)  # type: ignore[no-any-return]
+        (line, record), _ = self._process_event("info", None, {"reason": reason, "fields": {}})
+        return self._logger.info(line, record)  # type: ignore[no-any-return]
 
 
 def make_logger(shared: Shared, stream: IO[Any] | None, strict: bool) -> TelemetryLogger:

@@ -4,10 +4,11 @@
 
 1. ``resolve_event``: ``event_dict["event"]`` (a name, model class or instance) -> a plan,
    or a closed-set reject reason;
-2. ``validate_fields``: ``event_dict["fields"]`` -> ``event_dict["checked"]``: the
-   validated values, the names of invalid fields, the count of unknown keys;
-3. ``build_record``: the line's dict, in envelope order (orjson keeps insertion order);
-4. ``render_line``: the final processor; one orjson call, newline included.
+2. ``validated_record``: ``event_dict["fields"]`` -> the line's dict, in envelope order
+   (orjson keeps insertion order): validated values, the names of invalid fields, the
+   count of unknown keys. Valid fields take the hot path (``_fast_record``: one
+   validator call returns the record); anything else goes to the model (``check``);
+3. ``render_line``: the final processor; one orjson call, newline included.
 
 The chain reads the mode from ``event_dict["strict"]``, bound into the logger's
 context by ``configure``.
@@ -22,26 +23,36 @@ from structlog.typing import EventDict, WrappedLogger
 
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._time import rfc3339_utc
-from agent_telemetry.emit._validate import RejectReason, check, plan_by_name, resolve
+from agent_telemetry.emit._validate import (
+    PLANS_BY_NAME,
+    SEVERITY,
+    Plan,
+    RejectReason,
+    check,
+    plan_by_name,
+    resolve,
+)
 from agent_telemetry.schema import EVENTS
 
 REJECTED_EVENT = "telemetry_rejected"
 REJECTED_SCHEMA_VERSION = 1
-SEVERITY = "INFO"
 
 Record = dict[str, Any]
 _NO_KWARGS: dict[str, Any] = {}  # structlog only unpacks it; never mutated
+_dumps = orjson.dumps
+_APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
 
 
 def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
     """``event`` -> ``plan``, or ``reason`` (strict mode raises instead)."""
     event = event_dict.get("event")  # structlog leaves the key out when event is None
     if type(event) is str:
-        plan = plan_by_name(event)
+        plan = PLANS_BY_NAME.get(event) or plan_by_name(event)
         if plan is not None:
             event_dict["plan"] = plan
             return event_dict
     elif "reason" in event_dict:  # already rejected by the caller (``TelemetryLogger.reject``)
+        event_dict["plan"] = None
         return event_dict
     resolved = resolve(event)
     if resolved.reason is not None:
@@ -53,44 +64,50 @@ def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -
             problem = Problem(None, resolved.reason.value, hint)
             raise TelemetryValidationError(None, (problem,))
         event_dict["reason"] = resolved.reason
+        event_dict["plan"] = None
         return event_dict
     event_dict["plan"] = resolved.plan
     if resolved.instance_fields is not None:
         # An instance carries its own fields; keywords passed beside it are not used.
-        event_dict["extra_unknown"] = len(event_dict["fields"])
+        if event_dict["fields"]:
+            event_dict["extra_unknown"] = len(event_dict["fields"])
         event_dict["fields"] = resolved.instance_fields
     return event_dict
 
 
-def validate_fields(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
-    """``fields`` -> ``checked`` (strict mode raises on any invalid or unknown field)."""
-    plan = event_dict.get("plan")
+def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    """``fields`` -> the line's record (strict mode raises on any invalid or unknown field).
+
+    A fresh dict in line order: the envelope, the validated values in model order, then
+    ``invalid_fields`` and ``unknown_fields`` when non-empty. The scratch keys of earlier
+    processors stay behind. Validating and building are one processor because on the
+    hot path one validator call returns the record itself.
+    """
+    plan = event_dict["plan"]  # None: rejected, ``reason`` says why
     if plan is None:
-        return event_dict
-    event_dict["checked"] = check(
-        plan, event_dict["fields"], event_dict["strict"], event_dict.get("extra_unknown", 0)
-    )
-    return event_dict
+        return rejected_record(event_dict["reason"])
+    fields = event_dict["fields"]
+    # "extra_unknown": keywords passed beside an instance; only the model counts them.
+    if plan.fast is not None and "extra_unknown" not in event_dict:
+        try:
+            record: Record = plan.fast(fields)
+        except Exception:
+            pass  # decided below by the model, whatever went wrong here
+        else:
+            record["time"] = rfc3339_utc()
+            return record
+    extra_unknown = event_dict.get("extra_unknown", 0)
+    values, invalid, unknown = check(plan, fields, event_dict["strict"], extra_unknown)
+    return record_of(plan, values, invalid, unknown)
 
 
-def build_record(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
-    """A fresh dict in line order; the scratch keys of earlier processors stay behind."""
-    plan = event_dict.get("plan")
-    time = rfc3339_utc()
-    if plan is None:
-        return {
-            "event": REJECTED_EVENT,
-            "schema_version": REJECTED_SCHEMA_VERSION,
-            "severity": SEVERITY,
-            "time": time,
-            "reason": event_dict["reason"].value,
-        }
-    values, invalid, unknown = event_dict["checked"]
+def record_of(plan: Plan, values: dict[str, Any], invalid: tuple[str, ...], unknown: int) -> Record:
+    """The envelope, then the ``values`` (in model order) that are not None."""
     record = {
         "event": plan.event,
         "schema_version": plan.schema_version,
         "severity": SEVERITY,
-        "time": time,
+        "time": rfc3339_utc(),
     }
     for name, value in values.items():
         if value is not None:
@@ -102,11 +119,22 @@ def build_record(_logger: WrappedLogger, _method: str, event_dict: EventDict) ->
     return record
 
 
+def rejected_record(reason: RejectReason) -> Record:
+    """A ``telemetry_rejected`` line's record: the envelope and a closed-set ``reason``."""
+    return {
+        "event": REJECTED_EVENT,
+        "schema_version": REJECTED_SCHEMA_VERSION,
+        "severity": SEVERITY,
+        "time": rfc3339_utc(),
+        "reason": reason.value,
+    }
+
+
 def render_line(
     _logger: WrappedLogger, _method: str, event_dict: EventDict
 ) -> tuple[tuple[bytes, EventDict], dict[str, Any]]:
     """Final processor: the writer's arguments, the line as bytes and the record."""
-    return (orjson.dumps(event_dict, option=orjson.OPT_APPEND_NEWLINE), event_dict), _NO_KWARGS
+    return (_dumps(event_dict, None, _APPEND_NEWLINE), event_dict), _NO_KWARGS
 
 
-PROCESSORS = (resolve_event, validate_fields, build_record, render_line)
+PROCESSORS = (resolve_event, validated_record, render_line)

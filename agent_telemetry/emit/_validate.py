@@ -3,6 +3,7 @@
 Pure functions over plain data: ``resolve`` turns what the caller passed into a
 ``Plan`` (or a closed-set ``RejectReason``), ``check`` turns raw fields into the values
 that go on the line plus the names of the invalid fields and the count of unknown keys.
+``check`` is the judge for every call the hot path (``_fast_record``) did not accept.
 
 Pydantic's ``ValidationError`` quotes the input in its text, so only ``loc`` and
 ``type`` are read from it, and it is never re-raised or chained: strict-mode errors are
@@ -20,8 +21,11 @@ from pydantic import ValidationError
 from pydantic_core import SchemaValidator
 
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
+from agent_telemetry.emit._fast_record import RecordValidator, record_validator
 from agent_telemetry.schema import EVENTS, FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema._spec import base_type
+
+SEVERITY = "INFO"
 
 
 class RejectReason(StrEnum):
@@ -48,6 +52,9 @@ class Plan:
     enums: frozenset[str]  # fields whose validated value is an Enum member but not a str
     placeholders: dict[str, Any] = field(repr=False)
     validator: SchemaValidator = field(repr=False)
+    # The hot path (``_fast_record``): fields -> the line's record with a ``time``
+    # placeholder, or an exception when the model must decide. None: always ask the model.
+    fast: RecordValidator | None = field(repr=False)
 
 
 # The outcome of ``check``: (validated values in model order, None meaning "omit",
@@ -84,6 +91,12 @@ def plan_for(model: type[TelemetryEvent]) -> Plan:
         and issubclass(base_type(info), enum.Enum)
         and not issubclass(base_type(info), str)
     )
+    envelope = {
+        "event": spec.name,
+        "schema_version": spec.schema_version,
+        "severity": SEVERITY,
+        "time": "",  # replaced by the time of each line
+    }
     plan = Plan(
         model=model,
         event=spec.name,
@@ -94,22 +107,25 @@ def plan_for(model: type[TelemetryEvent]) -> Plan:
         enums=enums,
         placeholders={f.name: _placeholder(f) for f in spec.fields if f.required},
         validator=model.__pydantic_validator__,  # type: ignore[arg-type]
+        # A plain Enum's members need unwrapping, which only the careful path does.
+        fast=None if enums else record_validator(model, envelope),
     )
     _PLANS[model] = plan
     return plan
 
 
-_BY_NAME: dict[str, Plan] = {}
+# Catalogue name -> plan, filled on each name's first use; the hot path reads it directly.
+PLANS_BY_NAME: dict[str, Plan] = {}
 
 
 def plan_by_name(name: str) -> Plan | None:
-    """The plan of a catalogue event by exact name (the hot path of ``resolve``)."""
-    plan = _BY_NAME.get(name)
+    """The plan of a catalogue event by exact name."""
+    plan = PLANS_BY_NAME.get(name)
     if plan is None:
         model = EVENTS.get(name)
         if model is None:
             return None
-        plan = _BY_NAME[name] = plan_for(model)
+        plan = PLANS_BY_NAME[name] = plan_for(model)
     return plan
 
 
@@ -244,8 +260,9 @@ def check(plan: Plan, raw: dict[Any, Any], strict: bool, extra_unknown: int = 0)
     first: Any = None
     if not extra_unknown:
         try:
-            # The common case: every key known (the model's extra="forbid" rejects any
-            # other) and every value valid. Anything else takes the careful path.
+            # Valid after all (the hot path leaves, say, a plain-Enum model or keywords
+            # beside an instance to the model): every key known (extra="forbid" rejects
+            # any other) and every value valid. Anything else takes the careful path.
             given: dict[str, Any] = plan.validator.validate_python(raw).__dict__
             # pydantic fills __dict__ in field order, the line's order; None is left for
             # the record builder to skip, which saves a second pass over the fields.

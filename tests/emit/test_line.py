@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import io
 import re
-from datetime import UTC, datetime
-
-import pytest
 
 from agent_telemetry.emit import counters, emit
-from agent_telemetry.emit._time import rfc3339_utc
 from agent_telemetry.schema import (
     EVENTS,
     Lane,
@@ -70,27 +66,6 @@ def test_one_call_writes_one_whole_line(lenient: io.StringIO) -> None:
     text = lenient.getvalue()
     assert text.count("\n") == 1
     assert text.endswith("\n")
-
-
-def test_time_is_now_in_utc_with_microseconds() -> None:
-    before = datetime.now(UTC)
-    stamp = datetime.strptime(rfc3339_utc(), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-    after = datetime.now(UTC)
-    assert before.replace(microsecond=0) <= stamp <= after
-
-
-@pytest.mark.parametrize(
-    ("ns", "text"),
-    [
-        (0, "1970-01-01T00:00:00.000000Z"),
-        (1_700_000_000_000_000_999, "2023-11-14T22:13:20.000000Z"),
-        (1_700_000_000_000_001_000, "2023-11-14T22:13:20.000001Z"),
-        (1_700_000_000_999_999_999, "2023-11-14T22:13:20.999999Z"),
-        (1_709_164_800_000_000_000, "2024-02-29T00:00:00.000000Z"),
-    ],
-)
-def test_time_format_at_the_edges(ns: int, text: str) -> None:
-    assert rfc3339_utc(ns) == text
 
 
 def test_a_model_class_works_like_its_name(lenient: io.StringIO) -> None:

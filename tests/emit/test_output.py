@@ -105,3 +105,129 @@ def test_configure_keeps_what_it_is_not_given() -> None:
     configure(strict=False)
     emit("chat_turn", tier="public", kind="bad")
     assert json.loads(first.getvalue())["invalid_fields"] == ["kind"]
+
+
+def test_text_printed_earlier_goes_out_before_the_line(tmp_path: Path) -> None:
+    # A UTF-8 text file: the line goes to its binary buffer, after the text layer's own.
+    path = tmp_path / "out.txt"
+    with path.open("w", encoding="utf-8") as stream:
+        configure(stream=stream)
+        stream.write("service says hello\n")  # still held by the text layer
+        emit("chat_turn", tier="public", kind="text")
+        stream.write("service says bye\n")
+    first, line, last = path.read_text().splitlines()
+    assert (first, last) == ("service says hello", "service says bye")
+    assert json.loads(line)["event"] == "chat_turn"
+
+
+def test_each_line_is_flushed_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "out.jsonl"
+    with path.open("w", encoding="utf-8") as stream:
+        configure(stream=stream)
+        emit("chat_turn", tier="public", kind="text")
+        assert json.loads(path.read_bytes())["tier"] == "public"  # before any close
+
+
+def test_unbuffered_text_stdout_gets_whole_lines(tmp_path: Path) -> None:
+    # What sys.stdout is under python -u or PYTHONUNBUFFERED: text over a raw FileIO.
+    path = tmp_path / "out.jsonl"
+    raw = io.FileIO(path, "w")
+    stream = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
+    configure(stream=stream)
+    stream.write("before\n")
+    for _ in range(3):
+        emit("chat_turn", tier="public", kind="text")
+    stream.close()
+    first, *rest = path.read_text().splitlines()
+    assert first == "before"
+    assert [json.loads(line)["kind"] for line in rest] == ["text"] * 3
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
+def test_other_encodings_get_text_the_text_layer_encodes(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "out.txt"
+    with path.open("w", encoding=encoding) as stream:
+        configure(stream=stream)
+        emit("chat_turn", tier="public", kind="text")
+    assert json.loads(path.read_text(encoding=encoding))["kind"] == "text"
+
+
+class Tee(io.TextIOWrapper):
+    """A TextIOWrapper subclass that sees every write: the emitter must not bypass it."""
+
+    seen: list[str]
+
+    def write(self, text: str) -> int:
+        self.seen.append(text)
+        return super().write(text)
+
+
+def test_a_text_stream_subclass_gets_its_own_write_called(tmp_path: Path) -> None:
+    # Over a real file, as sys.stdout is: the binary buffer is there, but not for this.
+    stream = Tee((tmp_path / "out.jsonl").open("wb"), encoding="utf-8")
+    stream.seen = []
+    configure(stream=stream)
+    emit("chat_turn", tier="public", kind="text")
+    stream.close()
+    assert len(stream.seen) == 1
+    assert json.loads(stream.seen[0])["tier"] == "public"
+
+
+class Trickle(io.RawIOBase):
+    """An unbuffered stream that takes at most 7 bytes per write (a slow pipe)."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.writes = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, chunk: object) -> int:
+        taken = bytes(memoryview(chunk))[:7]  # type: ignore[arg-type]
+        self.data += taken
+        self.writes += 1
+        return len(taken)
+
+
+def test_a_partial_write_is_finished_so_the_line_lands_whole() -> None:
+    stream = Trickle()
+    configure(stream=stream)
+    emit("chat_turn", tier="public", kind="text")
+    assert stream.writes > 1
+    assert json.loads(stream.data)["kind"] == "text"
+
+
+class Refusing(io.RawIOBase):
+    def writable(self) -> bool:
+        return True
+
+    def write(self, chunk: object) -> int:
+        return 0
+
+
+def test_a_stream_that_takes_nothing_is_counted() -> None:
+    configure(stream=Refusing())
+    assert emit("chat_turn", tier="public", kind="text") is None
+    assert counters().write_failed == {"chat_turn": 1}
+
+
+def test_a_detached_text_stream_is_counted_not_raised() -> None:
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    stream.detach()
+    configure(stream=stream)
+    assert emit("chat_turn", tier="public", kind="text") is None
+    assert counters().write_failed == {"chat_turn": 1}
+
+
+def test_the_default_follows_every_change_of_sys_stdout() -> None:
+    reset_defaults()
+    first, second = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(first):
+        emit("chat_turn", tier="public", kind="text")
+    with contextlib.redirect_stdout(second):
+        emit("chat_turn", tier="admin", kind="text")
+    with contextlib.redirect_stdout(first):
+        emit("chat_turn", tier="public", kind="action")
+    assert [json.loads(x)["kind"] for x in first.getvalue().splitlines()] == ["text", "action"]
+    assert json.loads(second.getvalue())["tier"] == "admin"

@@ -14,10 +14,9 @@ from agent_telemetry.emit import RejectReason, TelemetryValidationError, counter
 from agent_telemetry.emit._config import CURRENT, SHARED
 from agent_telemetry.emit._logger import make_logger
 from agent_telemetry.emit._processors import (
-    build_record,
     render_line,
     resolve_event,
-    validate_fields,
+    validated_record,
 )
 from agent_telemetry.emit._validate import plan_for
 from agent_telemetry.schema import ChatTurn
@@ -32,7 +31,7 @@ def test_resolve_event_finds_the_plan() -> None:
 def test_resolve_event_rejects_with_a_closed_reason() -> None:
     event_dict = resolve_event(None, "info", {"event": "x", "fields": {}, "strict": False})
     assert event_dict["reason"] is RejectReason.UNKNOWN_EVENT
-    assert "plan" not in event_dict
+    assert event_dict["plan"] is None
 
 
 def test_resolve_event_raises_in_strict_mode() -> None:
@@ -40,30 +39,53 @@ def test_resolve_event_raises_in_strict_mode() -> None:
         resolve_event(None, "info", {"event": "x", "fields": {}, "strict": True})
 
 
-def test_validate_fields_splits_values_invalid_unknown() -> None:
+def test_validated_record_keeps_valid_values_names_invalid_counts_unknown() -> None:
     event_dict: dict[str, Any] = {
         "plan": plan_for(ChatTurn),
-        "fields": {"tier": "public", "kind": "nope", "other": 1},
+        "fields": {"tier": "public", "kind": "nope", "other": 1, "duration_ms": None},
         "strict": False,
     }
-    values, invalid, unknown = validate_fields(None, "info", event_dict)["checked"]
-    assert values == {"tier": "public"}
-    assert invalid == ("kind",)
-    assert unknown == 1
+    record = validated_record(None, "info", event_dict)
+    assert {k: v for k, v in record.items() if k != "time"} == {
+        "event": "chat_turn",
+        "schema_version": 1,
+        "severity": "INFO",
+        "tier": "public",
+        "invalid_fields": ["kind"],
+        "unknown_fields": 1,
+    }
 
 
-def test_build_record_orders_the_envelope_first() -> None:
-    event_dict = {"plan": plan_for(ChatTurn), "checked": ({"tier": "admin"}, ("kind",), 2)}
-    record = build_record(None, "info", event_dict)
+def test_validated_record_orders_the_envelope_first_then_the_model() -> None:
+    event_dict = {
+        "plan": plan_for(ChatTurn),
+        "fields": {"duration_ms": 5, "refusal": None, "tier": "admin", "kind": "x", "y": 2},
+        "strict": False,
+    }
+    record = validated_record(None, "info", event_dict)
     assert list(record) == [
         "event",
         "schema_version",
         "severity",
         "time",
         "tier",
+        "duration_ms",
         "invalid_fields",
         "unknown_fields",
     ]
+
+
+def test_validated_record_raises_in_strict_mode() -> None:
+    event_dict = {"plan": plan_for(ChatTurn), "fields": {"tier": "admin"}, "strict": True}
+    with pytest.raises(TelemetryValidationError, match="kind: missing"):
+        validated_record(None, "info", event_dict)
+
+
+def test_validated_record_without_a_plan_is_the_rejected_line() -> None:
+    event_dict = {"plan": None, "reason": RejectReason.UNKNOWN_EVENT, "strict": False}
+    record = validated_record(None, "info", event_dict)
+    assert record["event"] == "telemetry_rejected"
+    assert record["reason"] == "unknown_event"
 
 
 def test_render_line_is_one_json_line_and_the_record() -> None:
@@ -108,3 +130,19 @@ def test_an_internal_failure_in_strict_mode_raises_without_the_cause() -> None:
         emit("chat_turn", tier="public", kind="text")
     assert info.value.problems[0].rule == "internal_error"
     assert info.value.__context__ is None
+
+
+def test_the_chain_is_a_structlog_chain() -> None:
+    # TelemetryLogger.emit runs the processors itself (it is cheaper); structlog's own
+    # _process_event runs the same chain to the same line.
+    with emitting() as buffer:
+        logger = CURRENT.logger
+        fields = {"tier": "public", "kind": "nope", "refusal": None, "x": 1}
+        (line, record), kwargs = logger._process_event("info", "chat_turn", {"fields": fields})
+        assert kwargs == {}
+        assert json.loads(line) == record
+        emitted = emit("chat_turn", **fields)
+        (written,) = lines(buffer)
+    assert emitted == written
+    assert {**record, "time": None} == {**written, "time": None}
+    assert list(record) == list(written)
