@@ -11,6 +11,8 @@ go through a streaming Python reader that hands telemetry records to DuckDB in b
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,7 @@ import duckdb
 from agent_telemetry.views._duckdb_types import BigQueryField, create_table_sql, quote_identifier
 from agent_telemetry.views._load_progress import LoadProgress, run_watched
 from agent_telemetry.views._load_scan import (
+    CHUNK,
     Kind,
     Layout,
     Record,
@@ -60,6 +63,7 @@ class FileLoad:
     text: int = 0  # not JSON: the service's own plain log lines
     truncated: int = 0  # began like JSON but did not parse
     other_json: int = 0  # JSON that is not a telemetry record
+    cut_at: int | None = None  # a gzip stream broke off (cut or corrupt) at this record
 
     @property
     def skipped(self) -> int:
@@ -130,21 +134,40 @@ def load_logs(
     """
     files = [Path(p) for p in paths]
     for path in files:
-        if not path.is_file():
+        if not path.exists():
             raise LoadError(f"{path}: no such file")
+        if path.is_dir():
+            raise LoadError(f"{path}: is a directory")
     if replace:
         sink = create_sink(con, table=table, schema=schema)
     else:
         sink = SinkColumns.from_schema(default_sink_schema() if schema is None else schema)
     loaded = []
-    for path in files:
-        size = path.stat().st_size
-        if progress is not None:
-            progress.start_file(path.name, size)
-        loaded.append(_FileLoader(con, table, sink, path, size, progress).run(method))
-        if progress is not None:
-            progress.finish_file()
+    with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
+        for number, path in enumerate(files):
+            source = path if path.is_file() else _spool(path, Path(spool_dir) / str(number))
+            size = source.stat().st_size
+            if progress is not None:
+                progress.start_file(path.name, size)
+            loader = _FileLoader(con, table, sink, source, size, progress, label=str(path))
+            loaded.append(loader.run(method))
+            if progress is not None:
+                progress.finish_file()
     return LoadReport(table, tuple(loaded))
+
+
+def _spool(path: Path, into: Path) -> Path:
+    """A regular-file copy of a pipe, FIFO or device (``<(zcat x.gz)``, /dev/stdin).
+
+    Such a file can be read only once, and both DuckDB's reader and the sniffing read
+    a file more than once; the bytes are copied as they are (still gzipped, if so).
+    """
+    try:
+        with path.open("rb") as stream, into.open("wb") as copy:
+            shutil.copyfileobj(stream, copy, CHUNK)
+    except OSError as error:
+        raise LoadError(f"{path}: {error.strerror or error}") from None
+    return into
 
 
 class _FileLoader:
@@ -156,8 +179,11 @@ class _FileLoader:
         path: Path,
         size: int,
         progress: LoadProgress | None,
+        *,
+        label: str,
     ) -> None:
         self.con = con
+        self.label = label  # the path as given (``path`` may be a spooled copy)
         self.table = table
         self.sink = sink
         self.path = path
@@ -169,7 +195,7 @@ class _FileLoader:
         try:
             sniffed = sniff(self.path)
         except OSError as error:
-            raise LoadError(f"{self.path}: {error.strerror or error}") from None
+            raise LoadError(f"{self.label}: {error.strerror or error}") from None
         self.gzip = sniffed.gzip
         if sniffed.layout == "array" or method == "python":
             return self._python(iter_records(self.path, sniffed.layout), sniffed.layout)
@@ -188,7 +214,7 @@ class _FileLoader:
         return lambda fraction: progress.update(int(fraction * size))
 
     def _duckdb(self, shape: Shape) -> FileLoad:
-        report = FileLoad(str(self.path), "lines", "duckdb")
+        report = FileLoad(self.label, "lines", "duckdb")
         insert = bulk_insert(
             self.table, str(self.path), self.sink, shape, gzip=self.gzip, only_telemetry=False
         )
@@ -228,7 +254,7 @@ class _FileLoader:
         report.other_json = report.records - report.loaded - report.text - report.truncated
 
     def _python(self, records: Iterator[Record], layout: Layout) -> FileLoad:
-        report = FileLoad(str(self.path), layout, "python")
+        report = FileLoad(self.label, layout, "python")
         batches: dict[Shape, list[str]] = {Shape.EMITTER: [], Shape.ENTRY: []}
         done = 0
         sent = 0
@@ -243,6 +269,8 @@ class _FileLoader:
                     report.text += 1
                 elif record.kind is Kind.MALFORMED:
                     report.truncated += 1
+                    if record.cut:
+                        report.cut_at = record.position
                 elif record.kind is Kind.OTHER_JSON:
                     report.other_json += 1
                 else:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import io
 import json
-from collections.abc import Iterator
+import zlib
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 import orjson
 
@@ -23,6 +25,8 @@ CHUNK = 1 << 20
 SNIFF_BYTES = 1 << 20
 MAX_ELEMENT = 16 << 20  # like DuckDB's maximum_object_size: beyond it, the tail is malformed
 GZIP_MAGIC = b"\x1f\x8b"
+# What reading a cut-off or corrupt gzip stream raises (the bytes before it are good).
+CORRUPT_STREAM = (EOFError, gzip.BadGzipFile, zlib.error)
 
 Layout = Literal["lines", "array"]
 
@@ -52,7 +56,7 @@ class Sniffed:
     gzip: bool
 
 
-def open_binary(path: Path) -> IO[bytes] | gzip.GzipFile:
+def open_binary(path: Path) -> io.BufferedReader | gzip.GzipFile:
     """The file's bytes, gunzipped when it starts with the gzip magic."""
     with path.open("rb") as probe:
         magic = probe.read(2)
@@ -109,16 +113,43 @@ def kind_of(value: object) -> Kind:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """(1-based line number, line without its newline), streamed."""
-    with open_binary(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            yield number, raw.rstrip(b"\r\n")
+    """(1-based line number, line without its newline), streamed; a cut-off or corrupt
+    gzip stream ends after its last whole line."""
+    yield from _lines(path)
+
+
+def _lines(path: Path) -> Generator[tuple[int, bytes], None, int | None]:
+    """Like ``iter_lines``; returns the line number where a gzip stream broke off, if it did."""
+    number = 0
+    try:
+        with open_binary(path) as handle:
+            for number, raw in enumerate(handle, start=1):
+                yield number, raw.rstrip(b"\r\n")
+    except CORRUPT_STREAM:
+        return number + 1
+    return None
+
+
+def _read_head(handle: io.BufferedReader | gzip.GzipFile) -> bytes:
+    """Up to SNIFF_BYTES from the start; of a cut-off gzip stream, what came before the cut."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        while size < SNIFF_BYTES:
+            chunk = handle.read1(SNIFF_BYTES - size)  # read1: a cut loses only this call
+            if not chunk:
+                break
+            parts.append(chunk)
+            size += len(chunk)
+    except CORRUPT_STREAM:
+        pass
+    return b"".join(parts)
 
 
 def sniff(path: Path) -> Sniffed:
     """Layout and first telemetry shape, from the first megabyte."""
     with open_binary(path) as handle:
-        head = handle.read(SNIFF_BYTES)
+        head = _read_head(handle)
     gz = is_gzip(path)
     stripped = head.lstrip()
     if stripped[:1] == b"[" and not _first_line_is_a_record(stripped):
@@ -184,6 +215,7 @@ class Record:
     size: int  # bytes consumed since the previous record (for progress)
     value: object = None  # the decoded JSON (None when not JSON)
     position: int = 0  # 1-based line number, or element number in an array
+    cut: bool = False  # the MALFORMED tail of a gzip stream that broke off (cut or corrupt)
 
 
 def iter_records(path: Path, layout: Layout) -> Iterator[Record]:
@@ -191,7 +223,14 @@ def iter_records(path: Path, layout: Layout) -> Iterator[Record]:
     if layout == "array":
         yield from iter_array(path)
         return
-    for number, raw in iter_lines(path):
+    lines = _lines(path)
+    while True:
+        try:
+            number, raw = next(lines)
+        except StopIteration as stop:
+            if stop.value is not None:  # a gzip stream cut off: its tail is one truncated record
+                yield Record(Kind.MALFORMED, "", 0, None, stop.value, cut=True)
+            return
         kind, value = classify(raw)
         telemetry = kind in (Kind.EMITTER, Kind.ENTRY)
         text = raw.decode("utf-8", errors="replace") if telemetry else ""
@@ -201,8 +240,8 @@ def iter_records(path: Path, layout: Layout) -> Iterator[Record]:
 def iter_array(path: Path) -> Iterator[Record]:
     """The elements of a file holding one JSON array, streamed.
 
-    A file cut off mid-element (an interrupted export) yields one MALFORMED element for
-    the tail instead of failing.
+    A file cut off mid-element (an interrupted export, or a gzip stream that breaks off)
+    yields one MALFORMED element for the tail instead of failing.
     """
     decoder = json.JSONDecoder()
     utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -211,11 +250,15 @@ def iter_array(path: Path) -> Iterator[Record]:
         pos = 0
         eof = False
         started = False
+        cut = False
         number = 0
 
         def more() -> bool:
-            nonlocal buffer, pos, eof
-            chunk = handle.read(CHUNK)
+            nonlocal buffer, pos, eof, cut
+            try:
+                chunk = handle.read1(CHUNK)  # read1: a cut loses only this call's bytes
+            except CORRUPT_STREAM:
+                chunk, cut = b"", True
             if not chunk:
                 eof = True
                 buffer = buffer[pos:] + utf8.decode(b"", final=True)
@@ -229,8 +272,8 @@ def iter_array(path: Path) -> Iterator[Record]:
             pos = _skip_whitespace(buffer, pos)
             if pos >= len(buffer):
                 if eof or not more():
-                    if started:
-                        yield Record(Kind.MALFORMED, "", 0, None, number + 1)  # no "]"
+                    if started or cut:
+                        yield Record(Kind.MALFORMED, "", 0, None, number + 1, cut=cut)  # no "]"
                     return
                 continue
             if not started:
@@ -251,7 +294,8 @@ def iter_array(path: Path) -> Iterator[Record]:
             except ValueError:
                 if len(buffer) - pos < MAX_ELEMENT and not eof and more():
                     continue
-                yield Record(Kind.MALFORMED, "", len(buffer) - pos, None, number + 1)
+                size = len(buffer) - pos
+                yield Record(Kind.MALFORMED, "", size, None, number + 1, cut=cut)
                 return
             # A number may continue in the next chunk ("0" then ".5"): unless a delimiter
             # follows it, read on and decode again.

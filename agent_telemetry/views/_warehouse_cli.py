@@ -6,6 +6,7 @@ never pay for them.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,10 @@ from rich.table import Table
 
 if TYPE_CHECKING:
     from agent_telemetry.views._load import LoadReport
+
+# DuckDB's file header (MainHeader): a uint64 checksum, then the magic bytes.
+DUCKDB_MAGIC_OFFSET = 8
+DUCKDB_MAGIC = b"DUCK"
 
 LOGS = click.argument(
     "logs",
@@ -39,6 +44,55 @@ def render_load_report(report: LoadReport, console: Console) -> None:
             f"{loaded.truncated:,}",
         )
     console.print(table)
+    for loaded in report.files:
+        if loaded.cut_at is not None:
+            console.print(
+                f"{loaded.path}: the gzip stream breaks off (cut short or corrupt) at record "
+                f"{loaded.cut_at:,}; counted as truncated, every record before it is loaded",
+                soft_wrap=True,
+                highlight=False,
+            )
+
+
+def _wal(db: Path) -> Path:
+    return db.with_name(db.name + ".wal")
+
+
+def _remove(path: Path) -> None:
+    path.unlink(missing_ok=True)
+
+
+def is_duckdb_file(path: Path) -> bool:
+    """Whether ``path`` starts with DuckDB's main header: an 8-byte checksum, then "DUCK"."""
+    try:
+        with path.open("rb") as probe:
+            head = probe.read(DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC))
+    except OSError:
+        return False
+    return head[DUCKDB_MAGIC_OFFSET:] == DUCKDB_MAGIC
+
+
+def check_db_target(db: Path, logs: tuple[Path, ...]) -> None:
+    """Refuse a --db path whose replacement would destroy data or that cannot be made."""
+    target = db.resolve()
+    for log in logs:
+        if log.resolve() == target:
+            raise click.BadParameter(
+                f"{db} is one of the LOGS; keep the database in another file", param_hint="--db"
+            )
+    if db.is_dir():
+        raise click.BadParameter(f"{db} is a directory", param_hint="--db")
+    if not target.parent.is_dir():
+        raise click.BadParameter(
+            f"directory {db.parent} does not exist; create it or choose another path",
+            param_hint="--db",
+        )
+    if db.exists() and not is_duckdb_file(db):
+        raise click.BadParameter(
+            f"{db} exists and is not a DuckDB database, so preview will not replace it; "
+            "choose another path",
+            param_hint="--db",
+        )
 
 
 @click.command()
@@ -70,22 +124,33 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
         deployment = default_config(config)
     except ConfigError as error:
         raise click.ClickException(str(error)) from None
-    if db is not None and db.exists():
-        db.unlink()  # a fresh warehouse each time: the sink holds exactly LOGS
-    with Warehouse(db, config=deployment) as wh:
-        total = sum(path.stat().st_size for path in logs)
-        err = Console(stderr=True)
-        try:
-            if wants_bar(err, total):
-                with RichLoadProgress(err, total) as progress:
-                    report = wh.load(logs, progress=progress)
-            else:
-                report = wh.load(logs)
-        except LoadError as error:
-            raise click.ClickException(str(error)) from None
-        render_load_report(report, console)
-        names = wh.create_views()
-        render_preview(summarize(wh), console)
+    if db is not None:
+        check_db_target(db, logs)
+    # A fresh warehouse each time (the sink holds exactly LOGS), built beside --db and
+    # renamed over it only once everything worked: a failed run keeps the old database.
+    building = None if db is None else db.with_name(f".{db.name}.{os.getpid()}.building")
+    try:
+        with Warehouse(building, config=deployment) as wh:
+            total = sum(path.stat().st_size for path in logs)
+            err = Console(stderr=True)
+            try:
+                if wants_bar(err, total):
+                    with RichLoadProgress(err, total) as progress:
+                        report = wh.load(logs, progress=progress)
+                else:
+                    report = wh.load(logs)
+            except LoadError as error:
+                raise click.ClickException(str(error)) from None
+            render_load_report(report, console)
+            names = wh.create_views()
+            render_preview(summarize(wh), console)
+        if db is not None and building is not None:
+            _remove(_wal(db))  # the old database's log would be replayed onto the new one
+            building.replace(db)
+    finally:
+        if building is not None:
+            _remove(building)
+            _remove(_wal(building))
     if db is not None:
         console.print(
             f"kept {db}: table {report.table}, views {', '.join(names)}\n"

@@ -7,6 +7,7 @@ import json
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 import orjson
 import pytest
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from agent_telemetry.views import sink_schema
 from agent_telemetry.views._duckdb_types import column_types
 from agent_telemetry.views.warehouse import SINK_TABLE, LoadError, Warehouse
+from tests.views.broken_input import BAD_HEADER, fifo_with, half_gzip, telemetry_lines
 from tests.views.lines import TIME, entry, line, write_lines
 
 SINK = f'"{SINK_TABLE}"'
@@ -265,3 +267,40 @@ def test_an_array_export_larger_than_a_read_chunk_loads_every_element(
     assert wh.one(f"SELECT sum(jsonPayload.model_calls) FROM {SINK}") == (
         sum(i % 200 for i in range(6000)),
     )
+
+
+@pytest.mark.parametrize("method", ["auto", "python"])
+def test_a_cut_off_gzip_loads_every_whole_line_and_counts_the_cut(
+    wh: Warehouse, tmp_path: Path, method: Literal["auto", "python"]
+) -> None:
+    path = tmp_path / "cut.jsonl.gz"
+    whole = half_gzip(path)
+    (loaded,) = wh.load([path], method=method).files
+    assert (loaded.records, loaded.loaded, loaded.truncated) == (whole + 1, whole, 1)
+    assert loaded.cut_at == whole + 1
+    assert wh.one(f"SELECT count(DISTINCT jsonPayload.queue_wait_ms) FROM {SINK}") == (whole,)
+
+
+def test_a_gzip_with_a_bad_header_is_one_truncated_record(wh: Warehouse, tmp_path: Path) -> None:
+    path = tmp_path / "bad.gz"
+    path.write_bytes(BAD_HEADER)
+    report = wh.load([path])
+    assert (report.records, report.loaded, report.truncated) == (1, 0, 1)
+    assert report.files[0].cut_at == 1
+
+
+def test_a_fifo_loads_like_the_file_it_carries(wh: Warehouse, tmp_path: Path) -> None:
+    data = "".join(f"{text}\n" for text in telemetry_lines(50)) + "plain text\n"
+    with fifo_with(tmp_path / "pipe", gzip.compress(data.encode())) as pipe:
+        report = wh.load([pipe])
+    (loaded,) = report.files
+    assert (loaded.path, loaded.records, loaded.loaded, loaded.text) == (str(pipe), 51, 50, 1)
+
+
+def test_dev_null_is_an_empty_log(wh: Warehouse) -> None:
+    assert wh.load([Path("/dev/null")]).records == 0
+
+
+def test_a_directory_is_a_load_error_naming_it(wh: Warehouse, tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match="is a directory"):
+        wh.load([tmp_path])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import tempfile
 from pathlib import Path
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from agent_telemetry.views import _load_scan
 from agent_telemetry.views._load_scan import Kind, iter_array, sniff
+from tests.views.broken_input import BAD_HEADER, half_gzip
 
 JSON = st.recursive(
     st.none()
@@ -63,3 +65,34 @@ def test_sniff_tells_an_export_from_lines(tmp_path: Path) -> None:
     lines.write_text('{"event": "chat_turn", "schema_version": 1}\n')
     assert (sniff(export).layout, sniff(export).shape) == ("array", "entry")
     assert (sniff(lines).layout, sniff(lines).shape) == ("lines", "emitter")
+
+
+def test_a_cut_off_gzip_yields_every_whole_line_then_one_cut_record(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl.gz"
+    whole = half_gzip(path)
+    assert 0 < whole < 3000
+    assert sniff(path) == _load_scan.Sniffed("lines", _load_scan.Shape.EMITTER, True)
+    records = list(_load_scan.iter_records(path, "lines"))
+    assert [r.kind for r in records] == [Kind.EMITTER] * whole + [Kind.MALFORMED]
+    assert (records[-1].position, records[-1].cut) == (whole + 1, True)
+
+
+def test_a_gzip_with_a_bad_header_is_one_cut_record(tmp_path: Path) -> None:
+    path = tmp_path / "bad.gz"
+    path.write_bytes(BAD_HEADER)
+    assert sniff(path).layout == "lines"
+    for layout in ("lines", "array"):
+        records = list(_load_scan.iter_records(path, layout))
+        assert [(r.kind, r.position, r.cut) for r in records] == [(Kind.MALFORMED, 1, True)]
+
+
+def test_a_cut_off_gzipped_array_keeps_its_whole_elements(tmp_path: Path) -> None:
+    elements = [{"n": number, "pad": "x" * 40} for number in range(3000)]
+    data = gzip.compress(json.dumps(elements, indent=1).encode())
+    path = tmp_path / "export.json.gz"
+    path.write_bytes(data[: len(data) // 2])
+    records = list(iter_array(path))
+    assert [r.kind for r in records[:-1]] == [Kind.OTHER_JSON] * (len(records) - 1)
+    assert [r.value for r in records[:-1]] == elements[: len(records) - 1]
+    assert len(records) > 100
+    assert (records[-1].kind, records[-1].cut) == (Kind.MALFORMED, True)

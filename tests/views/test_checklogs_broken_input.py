@@ -1,0 +1,39 @@
+"""check-logs on a gzip stream that is cut off or corrupt: counted, never `Aborted!`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from agent_telemetry.cli import main
+from agent_telemetry.views import check_logs
+from tests.views.broken_input import BAD_HEADER, half_gzip
+
+
+def _run(path: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["check-logs", str(path)], terminal_width=200)
+    return result.exit_code, result.output
+
+
+def test_check_logs_counts_a_cut_off_gzip_as_truncated_at_its_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl.gz"
+    whole = half_gzip(path)
+    code, output = _run(path)
+    assert "Aborted" not in output
+    assert f"1 (line {whole + 1})" in output
+    assert code == 0, output  # truncated lines are counted, never fatal
+    (checked,) = check_logs([path]).files
+    assert (checked.records, checked.truncated, checked.truncated_at) == (whole + 1, 1, [whole + 1])
+    assert check_logs([path]).events["pipeline_run"].valid == whole
+
+
+def test_check_logs_counts_a_gzip_with_a_bad_header_as_one_truncated_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.gz"
+    path.write_bytes(BAD_HEADER)
+    code, output = _run(path)
+    assert "Aborted" not in output
+    assert "1 (line 1)" in output
+    assert code in (0, 1)  # a report, whichever verdict a file without telemetry gets
+    (checked,) = check_logs([path]).files
+    assert (checked.records, checked.truncated) == (1, 1)
