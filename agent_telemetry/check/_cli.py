@@ -111,7 +111,7 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
         return
 
     from agent_telemetry.check._paths import display_path
-    from agent_telemetry.check._schema_stages import compat_findings
+    from agent_telemetry.check._schema_stages import compat_findings, known_events
     from agent_telemetry.schema import (
         LOCK_PATH,
         LockFormatError,
@@ -125,16 +125,17 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
 
     if config is None and DEFAULT_CONFIG.is_file():
         config = DEFAULT_CONFIG
-    try:
-        exceptions = () if config is None else load_config(config).exceptions
-    except ConfigError as exc:
-        raise UsageFailure(str(exc)) from None
     path = lock_path or LOCK_PATH
     try:
         committed = read_lock(path)
     except LockFormatError as exc:
         raise UsageFailure(f"{exc} (delete it to start a new lock)") from None
     versions = load_versions("agent_telemetry.schema", models)
+    try:
+        known = known_events(versions, committed)
+        exceptions = () if config is None else load_config(config, known).exceptions
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from None
     current = build_lock(registry_specs(versions))
     text = dump_lock(current)
     old_text = path.read_text(encoding="utf-8") if path.is_file() else None
