@@ -49,6 +49,20 @@ class UsageFailure(click.ClickException):
     help="Schema lock to check (default: the package's schema.lock.json).",
 )
 @click.option(
+    "--sql-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The committed view SQL to check, as `views build --sql-dir` wrote it "
+    "(default: the package's generated/ folder).",
+)
+@click.option(
+    "--docs",
+    "docs_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The committed data dictionary (default: docs/telemetry.md beside the config).",
+)
+@click.option(
     "--schema-only",
     is_flag=True,
     help="Run the definition, lock and compatibility stages only (well under a second; "
@@ -61,9 +75,14 @@ def check(
     against: str | None,
     fmt: str,
     lock_path: Path | None,
+    sql_dir: Path | None,
+    docs_path: Path | None,
     schema_only: bool,
 ) -> None:
     """Run every check CI needs: definition rules, schema lock, compatibility, views.
+
+    A service repository checks its own deployment's views with ``--config``,
+    ``--sql-dir`` and ``--docs`` (the same paths it gave ``views build``).
 
     Exit 0 when clean, 1 on violations, 2 when the check cannot run (bad ref,
     missing config, unreadable lock).
@@ -71,7 +90,14 @@ def check(
     from agent_telemetry.check import CheckUsageError, render, run_check
 
     try:
-        report = run_check(config, against=against, lock_path=lock_path, views=not schema_only)
+        report = run_check(
+            config,
+            against=against,
+            lock_path=lock_path,
+            views=not schema_only,
+            sql_dir=sql_dir,
+            docs_path=docs_path,
+        )
     except CheckUsageError as exc:
         raise UsageFailure(str(exc)) from None
     click.echo(render(report, fmt), nl=False)

@@ -358,3 +358,31 @@ def test_a_broken_model_in_the_package_is_reported_not_raised(tmp_path: Path) ->
         f"::error file=agent_telemetry/schema/events.py,line={line},"
         "title=FIELD_NAME_NO_IDENTIFIER::FIELD_NAME_NO_IDENTIFIER ChatTurn.session_id: "
     ) in run.stdout
+
+
+# --- a service repository's own deployment ----------------------------------------------
+
+
+def test_a_service_repository_checks_its_own_views_and_docs(tmp_path: Path) -> None:
+    """`views build --sql-dir/--docs` then `check --sql-dir/--docs` with another config:
+    the drift stage looks at the service's files, not the package's."""
+    service = tmp_path / "service"
+    service.mkdir()
+    config = service / "telemetry.toml"
+    text = CONFIG.read_text(encoding="utf-8").replace('"agent_telemetry"', '"svc_views"')
+    config.write_text(text, encoding="utf-8")
+    sql_dir, docs = service / "telemetry_views", service / "data-dictionary.md"
+    paths = ["--config", str(config), "--sql-dir", str(sql_dir), "--docs", str(docs)]
+    assert invoke("views", "build", *paths).exit_code == 0
+    assert "svc_views" in docs.read_text(encoding="utf-8")
+
+    result = invoke("check", *paths)
+    assert result.exit_code == 0, result.output
+
+    view = next((sql_dir / "partitioned").glob("*.sql"))
+    view.write_text(view.read_text(encoding="utf-8") + "-- hand edit\n", encoding="utf-8")
+    docs.write_text("stale\n", encoding="utf-8")
+    result = invoke("check", *paths, "--format", "json")
+    assert result.exit_code == 1
+    drifted = {v["file"] for v in json.loads(result.output)["violations"]}
+    assert drifted == {view.resolve().as_posix(), docs.resolve().as_posix()}
