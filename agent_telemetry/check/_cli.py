@@ -49,6 +49,20 @@ class UsageFailure(click.ClickException):
     help="Schema lock to check (default: the package's schema.lock.json).",
 )
 @click.option(
+    "--sql-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The committed view SQL to check, as `views build --sql-dir` wrote it "
+    "(default: the package's generated/ folder).",
+)
+@click.option(
+    "--docs",
+    "docs_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The committed data dictionary (default: docs/telemetry.md beside the config).",
+)
+@click.option(
     "--schema-only",
     is_flag=True,
     help="Run the definition, lock and compatibility stages only (well under a second; "
@@ -61,9 +75,14 @@ def check(
     against: str | None,
     fmt: str,
     lock_path: Path | None,
+    sql_dir: Path | None,
+    docs_path: Path | None,
     schema_only: bool,
 ) -> None:
     """Run every check CI needs: definition rules, schema lock, compatibility, views.
+
+    A service repository checks its own deployment's views with ``--config``,
+    ``--sql-dir`` and ``--docs`` (the same paths it gave ``views build``).
 
     Exit 0 when clean, 1 on violations, 2 when the check cannot run (bad ref,
     missing config, unreadable lock).
@@ -71,7 +90,14 @@ def check(
     from agent_telemetry.check import CheckUsageError, render, run_check
 
     try:
-        report = run_check(config, against=against, lock_path=lock_path, views=not schema_only)
+        report = run_check(
+            config,
+            against=against,
+            lock_path=lock_path,
+            views=not schema_only,
+            sql_dir=sql_dir,
+            docs_path=docs_path,
+        )
     except CheckUsageError as exc:
         raise UsageFailure(str(exc)) from None
     click.echo(render(report, fmt), nl=False)
@@ -111,7 +137,7 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
         return
 
     from agent_telemetry.check._paths import display_path
-    from agent_telemetry.check._schema_stages import compat_findings
+    from agent_telemetry.check._schema_stages import compat_findings, known_events
     from agent_telemetry.schema import (
         LOCK_PATH,
         LockFormatError,
@@ -125,16 +151,17 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
 
     if config is None and DEFAULT_CONFIG.is_file():
         config = DEFAULT_CONFIG
-    try:
-        exceptions = () if config is None else load_config(config).exceptions
-    except ConfigError as exc:
-        raise UsageFailure(str(exc)) from None
     path = lock_path or LOCK_PATH
     try:
         committed = read_lock(path)
     except LockFormatError as exc:
         raise UsageFailure(f"{exc} (delete it to start a new lock)") from None
     versions = load_versions("agent_telemetry.schema", models)
+    try:
+        known = known_events(versions, committed)
+        exceptions = () if config is None else load_config(config, known).exceptions
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from None
     current = build_lock(registry_specs(versions))
     text = dump_lock(current)
     old_text = path.read_text(encoding="utf-8") if path.is_file() else None

@@ -56,6 +56,7 @@ def run_check(
         COMPAT_STAGE,
         LOCK_STAGE,
         compat_findings,
+        known_events,
         lock_drift,
     )
     from agent_telemetry.schema import (
@@ -66,7 +67,7 @@ def run_check(
         load_lock,
         registry_specs,
     )
-    from agent_telemetry.views import ConfigError, load_config
+    from agent_telemetry.views import ConfigError, check_exceptions, load_config
 
     try:
         config = load_config(config_path)
@@ -94,6 +95,11 @@ def run_check(
                 base_note = f"against the lock at {against}"
     except LockFormatError as exc:
         raise CheckUsageError(f"{exc} (delete it and run `agent-telemetry lock`)") from None
+    try:
+        # An exception may name an event or field the models dropped: the locks know it.
+        check_exceptions(config, known_events(versions, committed, base), str(config_path))
+    except ConfigError as exc:
+        raise CheckUsageError(str(exc)) from None
 
     findings, report.classification = compat_findings(
         base, current, config.exceptions, models, lock_text, lock_path, versions

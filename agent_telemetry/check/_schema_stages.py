@@ -25,6 +25,7 @@ from agent_telemetry.schema import (
     classify,
     compare,
     dump_lock,
+    event_spec,
 )
 from agent_telemetry.views import view_name
 
@@ -51,6 +52,18 @@ def lock_drift(current: SchemaLock, lock_text: str | None, lock_path: Path) -> l
         "run `agent-telemetry lock` and commit it"
     )
     return [Finding(LOCK_STAGE, "LOCK_DRIFT", message, file=shown, line=min(line, len(old) or 1))]
+
+
+def known_events(versions: Registry, *locks: SchemaLock | None) -> dict[str, frozenset[str]]:
+    """Every event name the models, their registered versions or the ``locks`` have, with
+    every field name it has had: what an ``[[exceptions]]`` entry may name."""
+    known: dict[str, set[str]] = {}
+    for (name, _), model in versions.items():
+        known.setdefault(name, set()).update(event_spec(model).field_names)
+    for lock in locks:
+        for name, _, locked in () if lock is None else lock.versions():
+            known.setdefault(name, set()).update(locked.field_names)
+    return {name: frozenset(fields) for name, fields in known.items()}
 
 
 RETIRED_HOME = "RETIRED (agent_telemetry/schema/retired.py)"

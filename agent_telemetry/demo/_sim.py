@@ -1,9 +1,8 @@
 """A discrete-event loop on a simulated clock, and the emitter writing at that clock.
 
 The workload runs hours of service time in well under a second: callbacks fire in time
-order, and every line the real emitter writes carries the simulated time. The emitter
-has no clock parameter (services always log "now"), so ``emitting_at`` swaps the time
-function its record builder calls, for the length of the block only.
+order, and every line the real emitter writes carries the simulated time: ``emitting_at``
+configures the emitter's public ``clock`` option for the length of the block only.
 """
 
 from __future__ import annotations
@@ -48,19 +47,12 @@ class Simulation:
 @contextmanager
 def emitting_at(sim: Simulation, stream: IO[Any]) -> Iterator[None]:
     """Inside the block, ``emit`` writes to ``stream`` (strict mode), stamped with sim time."""
-    from unittest import mock
-
-    from agent_telemetry.emit import _processors, configure, reset_defaults, settings
-    from agent_telemetry.emit._time import rfc3339_utc
-
-    def simulated_now() -> str:
-        return rfc3339_utc(sim.epoch_ns())
+    from agent_telemetry.emit import configure, reset_defaults, settings
 
     previous = settings()
-    configure(stream=stream, strict=True)
+    configure(stream=stream, strict=True, clock=sim.epoch_ns)
     try:
-        with mock.patch.object(_processors, "rfc3339_utc", simulated_now):
-            yield
+        yield
     finally:
         reset_defaults()
-        configure(stream=previous.stream, strict=previous.strict)
+        configure(stream=previous.stream, strict=previous.strict, clock=previous.clock)

@@ -8,8 +8,9 @@ lock and active captures live in ``SHARED`` and survive every ``configure``.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from agent_telemetry.emit._counters import TelemetryCounters
 from agent_telemetry.emit._logger import TelemetryLogger, make_logger
@@ -18,10 +19,12 @@ from agent_telemetry.emit._output import Shared
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """``stream`` None means "``sys.stdout`` as it is at each write"."""
+    """``stream`` None means "``sys.stdout`` as it is at each write"; ``clock`` None
+    means the real clock (``time.time_ns``)."""
 
     stream: IO[Any] | None = None
     strict: bool = False
+    clock: Callable[[], int] | None = None
 
 
 SHARED = Shared()
@@ -40,16 +43,36 @@ _configure_lock = threading.Lock()
 def _install(settings: Settings) -> None:
     # Callers hold _configure_lock. The logger is swapped last and in one assignment.
     CURRENT.settings = settings
-    CURRENT.logger = make_logger(SHARED, settings.stream, settings.strict)
+    CURRENT.logger = make_logger(SHARED, settings.stream, settings.strict, settings.clock)
 
 
-def configure(*, stream: IO[Any] | None = None, strict: bool | None = None) -> None:
-    """Set where lines go and the mode; an argument left as None keeps its current value.
+class _Keep:
+    """The default of ``configure(clock=...)``: keep the current clock."""
+
+    def __repr__(self) -> str:
+        return "<keep>"
+
+
+_KEEP: Final = _Keep()
+
+
+def configure(
+    *,
+    stream: IO[Any] | None = None,
+    strict: bool | None = None,
+    clock: Callable[[], int] | _Keep | None = _KEEP,
+) -> None:
+    """Set where lines go, the mode and the clock; ``stream`` and ``strict`` left as None,
+    and ``clock`` left out, keep their current values.
 
     ``stream``: any object with ``write`` (text or binary) and ``flush``; the default,
     until configured, is ``sys.stdout`` looked up at each write.
     ``strict``: True raises ``TelemetryValidationError`` on any invalid call; False (the
     default, for production) never raises into the caller.
+    ``clock``: a callable returning integer nanoseconds since the epoch, called once per
+    line to stamp its ``time`` (a simulation, a replay, a test that wants exact times);
+    ``clock=None`` goes back to the real clock. A clock that raises or returns a
+    non-integer makes the line an ``internal_error`` rejection (strict: raises).
     """
     with _configure_lock:
         current = CURRENT.settings
@@ -57,12 +80,13 @@ def configure(*, stream: IO[Any] | None = None, strict: bool | None = None) -> N
             Settings(
                 stream=current.stream if stream is None else stream,
                 strict=current.strict if strict is None else bool(strict),
+                clock=current.clock if isinstance(clock, _Keep) else clock,
             )
         )
 
 
 def reset_defaults() -> None:
-    """Back to ``sys.stdout`` (looked up at each write) and lenient mode."""
+    """Back to ``sys.stdout`` (looked up at each write), lenient mode and the real clock."""
     with _configure_lock:
         _install(Settings())
 

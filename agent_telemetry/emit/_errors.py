@@ -15,17 +15,22 @@ class Problem:
     """One reason a line is invalid: which field (None for the event itself) and which rule.
 
     ``rule`` is pydantic's error type (``enum``, ``int_type``, ``less_than_equal``,
-    ``missing``, ...) or one of the emitter's own: ``unknown_field``, ``unknown_event``,
-    ``bad_event_type``, ``retired_version`` (a retired model of an event),
-    ``unusable_value`` (validating the value raised).
+    ``missing``, ...) or one of the emitter's own: ``unknown_field`` (keys the model does
+    not define, never named; ``count`` of them), ``reserved_key`` (an envelope key such as
+    ``time`` passed as a field; ``field`` names it), ``unknown_event``, ``bad_event_type``,
+    ``retired_version`` (a retired model of an event), ``unusable_value`` (validating the
+    value raised).
     """
 
     field: str | None
     rule: str
     hint: str | None = None  # built from model names only, never from the input
+    count: int = 1  # how many keys this one problem stands for (``unknown_field x3``)
 
     def __str__(self) -> str:
         text = self.rule if self.field is None else f"{self.field}: {self.rule}"
+        if self.count > 1:
+            text = f"{text} x{self.count}"
         return text if self.hint is None else f"{text} ({self.hint})"
 
 

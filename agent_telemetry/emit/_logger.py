@@ -6,6 +6,7 @@ chain. The mode is bound into its context, so the processors read it as data.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import IO, Any
 
 from structlog import BoundLoggerBase
@@ -48,9 +49,15 @@ class TelemetryLogger(BoundLoggerBase):
         return self._logger.info(line, record)  # type: ignore[no-any-return]
 
 
-def make_logger(shared: Shared, stream: IO[Any] | None, strict: bool) -> TelemetryLogger:
+def make_logger(
+    shared: Shared,
+    stream: IO[Any] | None,
+    strict: bool,
+    clock: Callable[[], int] | None = None,
+) -> TelemetryLogger:
+    """The mode and the clock (None: the real one) are bound into the logger's context."""
     return TelemetryLogger(
         LineWriter(shared, stream),
         processors=list(PROCESSORS),
-        context={"strict": strict},
+        context={"strict": strict, "clock": clock},
     )

@@ -10,12 +10,15 @@
    validator call returns the record); anything else goes to the model (``check``);
 3. ``render_line``: the final processor; one orjson call, newline included.
 
-The chain reads the mode from ``event_dict["strict"]``, bound into the logger's
-context by ``configure``.
+The chain reads the mode from ``event_dict["strict"]`` and the clock from
+``event_dict["clock"]`` (None: the real clock), bound into the logger's context by
+``configure``. The line's ``time`` is ``stamp(clock)``: without a clock that is the
+same one call of ``rfc3339_utc()`` the hot path made before the option existed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -41,6 +44,17 @@ Record = dict[str, Any]
 _NO_KWARGS: dict[str, Any] = {}  # structlog only unpacks it; never mutated
 _dumps = orjson.dumps
 _APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
+Clock = Callable[[], int]
+
+
+def stamp(clock: Clock | None) -> str:
+    """The line's ``time``: now, or what the configured clock says (integer nanoseconds)."""
+    if clock is None:
+        return rfc3339_utc()
+    ns = clock()
+    if type(ns) is not int:
+        raise TypeError("the configured clock must return integer nanoseconds")
+    return rfc3339_utc(ns)
 
 
 def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
@@ -85,7 +99,7 @@ def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict
     """
     plan = event_dict["plan"]  # None: rejected, ``reason`` says why
     if plan is None:
-        return rejected_record(event_dict["reason"])
+        return rejected_record(event_dict["reason"], event_dict.get("clock"))
     fields = event_dict["fields"]
     # "extra_unknown": keywords passed beside an instance; only the model counts them.
     if plan.fast is not None and "extra_unknown" not in event_dict:
@@ -94,20 +108,27 @@ def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict
         except Exception:
             pass  # decided below by the model, whatever went wrong here
         else:
-            record["time"] = rfc3339_utc()
+            clock = event_dict.get("clock")
+            record["time"] = rfc3339_utc() if clock is None else stamp(clock)
             return record
     extra_unknown = event_dict.get("extra_unknown", 0)
     values, invalid, unknown = check(plan, fields, event_dict["strict"], extra_unknown)
-    return record_of(plan, values, invalid, unknown)
+    return record_of(plan, values, invalid, unknown, event_dict.get("clock"))
 
 
-def record_of(plan: Plan, values: dict[str, Any], invalid: tuple[str, ...], unknown: int) -> Record:
+def record_of(
+    plan: Plan,
+    values: dict[str, Any],
+    invalid: tuple[str, ...],
+    unknown: int,
+    clock: Clock | None = None,
+) -> Record:
     """The envelope, then the ``values`` (in model order) that are not None."""
     record = {
         "event": plan.event,
         "schema_version": plan.schema_version,
         "severity": SEVERITY,
-        "time": rfc3339_utc(),
+        "time": stamp(clock),
     }
     for name, value in values.items():
         if value is not None:
@@ -119,13 +140,20 @@ def record_of(plan: Plan, values: dict[str, Any], invalid: tuple[str, ...], unkn
     return record
 
 
-def rejected_record(reason: RejectReason) -> Record:
-    """A ``telemetry_rejected`` line's record: the envelope and a closed-set ``reason``."""
+def rejected_record(reason: RejectReason, clock: Clock | None = None) -> Record:
+    """A ``telemetry_rejected`` line's record: the envelope and a closed-set ``reason``.
+
+    A configured clock that fails stamps the real time here, so the rejection still lands.
+    """
+    try:
+        time = stamp(clock)
+    except Exception:
+        time = rfc3339_utc()
     return {
         "event": REJECTED_EVENT,
         "schema_version": REJECTED_SCHEMA_VERSION,
         "severity": SEVERITY,
-        "time": rfc3339_utc(),
+        "time": time,
         "reason": reason.value,
     }
 

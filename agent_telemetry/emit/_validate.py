@@ -23,6 +23,7 @@ from pydantic_core import SchemaValidator
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._fast_record import RecordValidator, record_validator
 from agent_telemetry.schema import EVENTS, FieldSpec, TelemetryEvent, event_spec
+from agent_telemetry.schema._rules import ENVELOPE_NAMES
 from agent_telemetry.schema._spec import base_type
 
 SEVERITY = "INFO"
@@ -175,17 +176,25 @@ def resolve(event: object) -> Resolved:
     return Resolved(None, RejectReason.BAD_EVENT_TYPE)
 
 
-def unknown_key_problem(plan: Plan, key: object) -> Problem:
-    """Strict mode's error for an unknown key: never the key (it may be personal data),
-    but the model field it is a likely typo of, if any."""
-    hint = None
-    if isinstance(key, str):
-        import difflib  # only on this error path
-
-        close = difflib.get_close_matches(str.__str__(key), plan.order, n=1, cutoff=0.75)
-        if close:
-            hint = f"a key close to {close[0]!r}"
-    return Problem(None, "unknown_field", hint)
+def key_problems(unknown: list[object]) -> list[Problem]:
+    """Strict mode's errors for keys the model does not define, never naming the key (it
+    may be personal data) unless it is an envelope key (``time``, ``severity``, ...),
+    which the package itself defines: each of those is a ``reserved_key`` problem, every
+    other key counts towards one ``unknown_field`` problem (``unknown_field x3``). No
+    "close to" hint: which field a key resembles says something about the key.
+    """
+    reserved: list[str] = []
+    others = 0
+    for key in unknown:
+        name = key if type(key) is str else None  # exact str only: no subclass's __eq__
+        if name is not None and name in ENVELOPE_NAMES:
+            reserved.append(name)
+        else:
+            others += 1
+    problems = [Problem(name, "reserved_key") for name in sorted(set(reserved))]
+    if others:
+        problems.append(Problem(None, "unknown_field", count=others))
+    return problems
 
 
 def _split(raw: dict[Any, Any], names: frozenset[str]) -> tuple[dict[str, Any], list[object]]:
@@ -253,8 +262,12 @@ def _values(
 def check(plan: Plan, raw: dict[Any, Any], strict: bool, extra_unknown: int = 0) -> Checked:
     """Validate ``raw`` against the plan's model.
 
-    Strict: raise ``TelemetryValidationError`` naming every bad field and its rule.
-    Lenient: drop each bad field and name it in ``invalid``; a required field that is
+    Strict: raise ``TelemetryValidationError`` naming every bad field and its rule; an
+    envelope key passed as a field is ``reserved_key``, other unknown keys one
+    ``unknown_field`` with their count.
+    Lenient: drop each bad field and name it in ``invalid``; unknown keys, envelope keys
+    among them, are dropped and counted in ``unknown_fields`` (the line has no other
+    place for them: the envelope's own values always win); a required field that is
     missing or invalid is omitted and named too, so the rest of the line still lands.
     """
     first: Any = None
@@ -276,7 +289,7 @@ def check(plan: Plan, raw: dict[Any, Any], strict: bool, extra_unknown: int = 0)
     # Unknown keys made the first attempt fail on them too; otherwise it is still valid.
     outcome = first if first is not None and not unknown else _attempt(plan, known)
     if strict:
-        problems = [unknown_key_problem(plan, k) for k in unknown]
+        problems = key_problems(unknown)
         if extra_unknown:
             problems.append(Problem(None, "fields_with_instance"))
         if outcome is _UNUSABLE:

@@ -74,6 +74,16 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+class InstalledPackageError(ValueError):
+    """``views build`` was about to write into an installed copy of the package."""
+
+
+def installed_package(path: Path) -> bool:
+    """True when ``path`` lies inside an installed package (site-packages/dist-packages),
+    not a checkout of this repository (an editable install keeps the checkout's path)."""
+    return any(part in {"site-packages", "dist-packages"} for part in path.resolve().parts)
+
+
 def _stale(sql_dir: Path, expected: dict[Path, str]) -> list[Path]:
     """Generated-looking files no view produces any more (a removed event, say)."""
     found = []
@@ -96,10 +106,18 @@ def build(
 
     ``sql_dir`` defaults to the package's ``generated`` folder, ``docs_path`` to
     ``docs/telemetry.md`` beside the deployment file, ``specs`` to every registered
-    event version.
+    event version. Writing to the default ``sql_dir`` of an installed package (a
+    service repository's virtualenv) raises ``InstalledPackageError``: that folder is
+    this repository's, and the next upgrade would replace it.
     """
     config_path = Path(config_path)
     config = load_config(config_path)
+    if sql_dir is None and not check and installed_package(GENERATED_DIR):
+        raise InstalledPackageError(
+            "the default --sql-dir is the generated/ folder of the installed "
+            "agent_telemetry package (site-packages); pass --sql-dir (and --docs) to "
+            "write your deployment's views into your own repository"
+        )
     sql_dir = GENERATED_DIR if sql_dir is None else Path(sql_dir)
     docs_path = config_path.parent / DOCS_FILE if docs_path is None else Path(docs_path)
     expected = expected_files(config, sql_dir, docs_path, specs)

@@ -42,7 +42,8 @@ def views() -> None:
     "--sql-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where the SQL goes (default: the package's generated/ folder).",
+    help="Where the SQL goes (default: the package's generated/ folder, in a checkout "
+    "of this repository only: an installed package is never written to).",
 )
 @click.option(
     "--docs",
@@ -55,12 +56,12 @@ def build_command(
     config_path: Path, check: bool, sql_dir: Path | None, docs_path: Path | None
 ) -> None:
     """Render every layout's view SQL and the data dictionary from the models."""
-    from agent_telemetry.views._build import build
+    from agent_telemetry.views._build import InstalledPackageError, build
     from agent_telemetry.views._config import ConfigError
 
     try:
         result = build(config_path, check, sql_dir=sql_dir, docs_path=docs_path)
-    except ConfigError as exc:
+    except (ConfigError, InstalledPackageError) as exc:
         raise click.ClickException(str(exc)) from None
     if check:
         if result.drifted:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping, Set
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -115,11 +116,15 @@ class DeploymentConfig(_Strict):
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
-    parts = []
+    """``exceptions[0].reason``: keys joined by dots, list indexes in brackets."""
+    out = ""
     for part in loc:
-        text = str(part)
-        parts.append(text if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", text) else "<unprintable key>")
-    return ".".join(parts) or "(top level)"
+        if isinstance(part, int):
+            out += f"[{part}]"
+            continue
+        text = part if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", part) else "<unprintable key>"
+        out += f".{text}" if out else text
+    return out or "(top level)"
 
 
 def _message(error: Any) -> str:
@@ -148,8 +153,45 @@ def parse_config(data: dict[str, Any], origin: str = "config") -> DeploymentConf
         raise ConfigError("\n".join(problems)) from None
 
 
-def load_config(path: str | Path) -> DeploymentConfig:
-    """Read and validate a deployment file; raises ConfigError naming the key at fault."""
+# Event name -> every field name it has had (any registered version, any lock).
+KnownEvents = Mapping[str, Set[str]]
+
+
+def check_exceptions(
+    config: DeploymentConfig, known: KnownEvents, origin: str = "config"
+) -> DeploymentConfig:
+    """Hold every ``[[exceptions]]`` entry to the events and fields that exist.
+
+    ``known``: the events of the current models, of every registered version and of the
+    locks at hand, so a deleted event (or field) can still be excepted. An entry naming
+    anything else is an error naming the entry and key (``exceptions[0].event: not a
+    known event``), never the value: the file may come from anyone's branch, and later
+    messages (an unused exception, an excepted change) repeat the names.
+    """
+    problems = []
+    for index, entry in enumerate(config.exceptions):
+        fields = known.get(entry.event)
+        if fields is None:
+            problems.append(
+                f"{origin}: exceptions[{index}].event: not a known event "
+                "(none of the models, registered versions or the lock has it)"
+            )
+        elif entry.field is not None and entry.field not in fields:
+            problems.append(
+                f"{origin}: exceptions[{index}].field: not a field of that event "
+                "(in any of its versions or the lock)"
+            )
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return config
+
+
+def load_config(path: str | Path, known: KnownEvents | None = None) -> DeploymentConfig:
+    """Read and validate a deployment file; raises ConfigError naming the key at fault.
+
+    With ``known`` (see ``check_exceptions``) the ``[[exceptions]]`` entries must name
+    known events and fields; ``agent-telemetry check`` and ``lock`` pass it.
+    """
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -160,4 +202,5 @@ def load_config(path: str | Path) -> DeploymentConfig:
     except tomllib.TOMLDecodeError as exc:
         # The decoder's message gives line and column, not the offending text.
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-    return parse_config(data, origin=str(path))
+    config = parse_config(data, origin=str(path))
+    return config if known is None else check_exceptions(config, known, str(path))

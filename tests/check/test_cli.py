@@ -173,8 +173,8 @@ def test_an_exception_for_another_field_does_not(repo: Path, tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        (dict(LANE_EXCEPTION, rule="NOT_A_RULE"), "exceptions.0.rule: not a compatibility rule"),
-        ({k: v for k, v in LANE_EXCEPTION.items() if k != "reason"}, "exceptions.0.reason"),
+        (dict(LANE_EXCEPTION, rule="NOT_A_RULE"), "exceptions[0].rule: not a compatibility rule"),
+        ({k: v for k, v in LANE_EXCEPTION.items() if k != "reason"}, "exceptions[0].reason"),
         ({k: v for k, v in LANE_EXCEPTION.items() if k != "field"}, "name it in field"),
     ],
 )
@@ -185,6 +185,57 @@ def test_a_malformed_exception_is_a_usage_error(
     assert result.exit_code == 2
     assert message in result.output
     assert "NOT_A_RULE" not in result.output  # the value is named by its key, never echoed
+
+
+HOSTILE = "jane@example.com"
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (dict(LANE_EXCEPTION, event=HOSTILE), "exceptions[0].event: not a known event"),
+        (dict(LANE_EXCEPTION, field=HOSTILE), "exceptions[0].field: not a field of that event"),
+        (
+            dict(LANE_EXCEPTION, event=HOSTILE, field=HOSTILE, reason=HOSTILE),
+            "exceptions[0].event: not a known event",
+        ),
+        (dict(LANE_EXCEPTION, field="tier"), "exceptions[0].field: not a field of that event"),
+        (dict(LANE_EXCEPTION, reason="  "), "exceptions[0].reason: empty"),
+    ],
+)
+def test_an_exception_naming_what_does_not_exist_is_refused_without_echoing_it(
+    tmp_path: Path, entry: dict[str, str], message: str
+) -> None:
+    config = config_with(tmp_path, [LANE_EXCEPTION, entry])
+    for command in (("check", "--schema-only"), ("lock", "--lock", str(tmp_path / "l.json"))):
+        result = invoke(*command, "--config", str(config))
+        assert result.exit_code == 2, result.output
+        assert message.replace("[0]", "[1]") in result.output
+        assert HOSTILE not in result.output
+    assert not (tmp_path / "l.json").exists()
+
+
+def test_a_deleted_event_known_only_to_the_base_lock_can_be_excepted(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    lock = tmp_path / LOCK_IN_REPO
+    data = real_lock_data()
+    data["events"]["cache_lookup"] = data["events"]["chat_turn"]
+    write_lock(lock, data)
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "base with cache_lookup")
+    write_lock(lock)
+    git(tmp_path, "commit", "-qam", "cache_lookup deleted and relocked")
+    deleted = {"rule": "EVENT_NO_DELETE", "event": "cache_lookup", "reason": "never emitted"}
+    field_of_deleted = dict(LANE_EXCEPTION, event="cache_lookup", field="tier")
+    config = config_with(tmp_path, [deleted, field_of_deleted])
+    result = check(tmp_path, "--against", "HEAD~1", config=config)
+    assert result.exit_code == 0, result.output
+    assert "excepted:" in result.output
+    # Without the base lock, nothing knows the event any more.
+    result = check(tmp_path, config=config)
+    assert result.exit_code == 2
+    assert "exceptions[0].event: not a known event" in result.output
+    assert "exceptions[1].event: not a known event" in result.output
 
 
 def test_an_unreadable_lock_is_a_usage_error(tmp_path: Path) -> None:
@@ -307,3 +358,31 @@ def test_a_broken_model_in_the_package_is_reported_not_raised(tmp_path: Path) ->
         f"::error file=agent_telemetry/schema/events.py,line={line},"
         "title=FIELD_NAME_NO_IDENTIFIER::FIELD_NAME_NO_IDENTIFIER ChatTurn.session_id: "
     ) in run.stdout
+
+
+# --- a service repository's own deployment ----------------------------------------------
+
+
+def test_a_service_repository_checks_its_own_views_and_docs(tmp_path: Path) -> None:
+    """`views build --sql-dir/--docs` then `check --sql-dir/--docs` with another config:
+    the drift stage looks at the service's files, not the package's."""
+    service = tmp_path / "service"
+    service.mkdir()
+    config = service / "telemetry.toml"
+    text = CONFIG.read_text(encoding="utf-8").replace('"agent_telemetry"', '"svc_views"')
+    config.write_text(text, encoding="utf-8")
+    sql_dir, docs = service / "telemetry_views", service / "data-dictionary.md"
+    paths = ["--config", str(config), "--sql-dir", str(sql_dir), "--docs", str(docs)]
+    assert invoke("views", "build", *paths).exit_code == 0
+    assert "svc_views" in docs.read_text(encoding="utf-8")
+
+    result = invoke("check", *paths)
+    assert result.exit_code == 0, result.output
+
+    view = next((sql_dir / "partitioned").glob("*.sql"))
+    view.write_text(view.read_text(encoding="utf-8") + "-- hand edit\n", encoding="utf-8")
+    docs.write_text("stale\n", encoding="utf-8")
+    result = invoke("check", *paths, "--format", "json")
+    assert result.exit_code == 1
+    drifted = {v["file"] for v in json.loads(result.output)["violations"]}
+    assert drifted == {view.resolve().as_posix(), docs.resolve().as_posix()}

@@ -24,7 +24,7 @@ def emitting(*, strict: bool = False) -> Iterator[io.StringIO]:
         yield buffer
     finally:
         reset_defaults()
-        configure(stream=previous.stream, strict=previous.strict)
+        configure(stream=previous.stream, strict=previous.strict, clock=previous.clock)
         reset_counters()
 
 

@@ -18,6 +18,7 @@ from agent_telemetry.views import (
     build,
     sql_path,
 )
+from agent_telemetry.views._build import installed_package
 from tests.views.conftest import EXAMPLE_CONFIG, REPO
 
 COMMITTED_DOCS = REPO / "docs" / "telemetry.md"
@@ -140,3 +141,28 @@ def test_cli_refuses_a_hostile_config(tmp_path: Path) -> None:
     assert "source.table: not a BigQuery name" in result.output
     assert "DROP" not in result.output
     assert not (tmp_path / "sql").exists()
+
+
+def test_build_refuses_to_write_into_an_installed_package_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed = tmp_path / "lib" / "python3" / "site-packages" / "agent_telemetry" / "views"
+    monkeypatch.setattr("agent_telemetry.views._build.GENERATED_DIR", installed / "generated")
+    config = tmp_path / "telemetry.toml"
+    shutil.copy(EXAMPLE_CONFIG, config)
+    args = ["views", "build", "--config", str(config)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert "installed agent_telemetry package (site-packages); pass --sql-dir" in result.output
+    assert not installed.exists()
+    assert not (tmp_path / "docs").exists()
+    # An explicit --sql-dir writes; --check only reads, so it is allowed as before.
+    sql_dir = tmp_path / "views"
+    assert CliRunner().invoke(main, [*args, "--sql-dir", str(sql_dir)]).exit_code == 0
+    assert (sql_dir / "partitioned").is_dir()
+    assert CliRunner().invoke(main, [*args, "--check"]).exit_code == 1  # nothing there: drift
+
+
+def test_this_checkout_is_not_an_installed_package() -> None:
+    assert not installed_package(GENERATED_DIR)
+    assert installed_package(Path("/usr/lib/python3/dist-packages/agent_telemetry"))
