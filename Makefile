@@ -11,7 +11,7 @@ EMU_VENV := .venv-bqemulator
 EMU_STAMP := $(EMU_VENV)/.installed
 EMU_REQUIREMENTS := tests/views/bigquery/emulator-requirements.txt
 
-.PHONY: demo test lint typecheck pytest views-check check lock clean
+.PHONY: demo test lint typecheck pytest views-check check lock generate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,11 @@ check: $(STAMP)
 
 lock: $(STAMP)
 	$(BIN)/agent-telemetry lock
+
+# Every committed generated file, from the models: the schema lock, the view SQL of every
+# layout and docs/telemetry.md. CI (`check`) fails when any of them is stale.
+generate: lock
+	$(BIN)/agent-telemetry views build
 
 # `check` includes the drift check of views-check.
 test: lint typecheck pytest check
