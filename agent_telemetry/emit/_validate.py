@@ -27,7 +27,6 @@ from agent_telemetry.schema._spec import base_type
 SEVERITY = "INFO"
 
 
-
 @dataclass(frozen=True, slots=True)
 class Plan:
     """What validating and writing one event needs, computed once per model."""
