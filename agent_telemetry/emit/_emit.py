@@ -8,8 +8,7 @@ from agent_telemetry.emit._config import CURRENT, SHARED
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._logger import TelemetryLogger
 from agent_telemetry.emit._processors import Record
-from agent_telemetry.emit._validate import RejectReason
-from agent_telemetry.schema import TelemetryEvent
+from agent_telemetry.schema import RejectReason, TelemetryEvent
 
 
 def emit(event: str | type[TelemetryEvent] | TelemetryEvent, /, **fields: Any) -> Record | None:

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from agent_telemetry.emit._counters import Counters, bump
-from agent_telemetry.emit._processors import REJECTED_EVENT, Record
+from agent_telemetry.emit._processors import Record
+from agent_telemetry.schema import REJECTED_EVENT
 
 Write = Callable[[bytes], object]
 

@@ -30,15 +30,11 @@ from agent_telemetry.emit._validate import (
     PLANS_BY_NAME,
     SEVERITY,
     Plan,
-    RejectReason,
     check,
     plan_by_name,
     resolve,
 )
-from agent_telemetry.schema import EVENTS
-
-REJECTED_EVENT = "telemetry_rejected"
-REJECTED_SCHEMA_VERSION = 1
+from agent_telemetry.schema import EVENTS, REJECTED_EVENT, REJECTED_SCHEMA_VERSION, RejectReason
 
 Record = dict[str, Any]
 _NO_KWARGS: dict[str, Any] = {}  # structlog only unpacks it; never mutated

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, TypeGuard
 
 from pydantic import ValidationError
@@ -22,22 +21,11 @@ from pydantic_core import SchemaValidator
 
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._fast_record import RecordValidator, record_validator
-from agent_telemetry.schema import EVENTS, FieldSpec, TelemetryEvent, event_spec
+from agent_telemetry.schema import EVENTS, FieldSpec, RejectReason, TelemetryEvent, event_spec
 from agent_telemetry.schema._rules import ENVELOPE_NAMES
 from agent_telemetry.schema._spec import base_type
 
 SEVERITY = "INFO"
-
-
-class RejectReason(StrEnum):
-    """Why a call wrote a ``telemetry_rejected`` line instead of its event."""
-
-    UNKNOWN_EVENT = "unknown_event"  # a name that is not in the catalogue
-    BAD_EVENT_TYPE = "bad_event_type"  # not a name, an event model or an event instance
-    INTERNAL_ERROR = "internal_error"  # the emitter itself failed; the call still returned
-    # A model of a catalogue event at another schema_version than the current one (a
-    # retired class): only the current version is written, so a stale service shows up.
-    RETIRED_VERSION = "retired_version"
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,15 @@ from agent_telemetry.schema._compat import (
     compare,
     near_identical,
 )
+from agent_telemetry.schema._envelope import (
+    ENVELOPE_HEAD,
+    ENVELOPE_KEYS,
+    ENVELOPE_TAIL,
+    NOT_A_FIELD,
+    REJECTED_EVENT,
+    REJECTED_SCHEMA_VERSION,
+    RejectReason,
+)
 from agent_telemetry.schema._errors import SchemaRuleError
 from agent_telemetry.schema._lock import (
     LOCK_PATH,
@@ -80,9 +89,15 @@ from agent_telemetry.schema.retired import RETIRED
 
 __all__ = [
     "COMPAT_RULES",
+    "ENVELOPE_HEAD",
+    "ENVELOPE_KEYS",
+    "ENVELOPE_TAIL",
     "EVENTS",
     "EVENT_VERSIONS",
     "LOCK_PATH",
+    "NOT_A_FIELD",
+    "REJECTED_EVENT",
+    "REJECTED_SCHEMA_VERSION",
     "RETIRED",
     "RULES",
     "VERSION_RULES",
@@ -109,6 +124,7 @@ __all__ = [
     "ProviderStatus",
     "Refusal",
     "Registry",
+    "RejectReason",
     "RenderLane",
     "Rule",
     "RunReason",

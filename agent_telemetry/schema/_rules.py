@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from agent_telemetry.schema._envelope import ENVELOPE_KEYS
 from agent_telemetry.schema._spec import (
     FieldSpec,
     UnsupportedFieldType,
@@ -47,10 +48,9 @@ IDENTIFIER_SEGMENTS = frozenset(
         "session",
     ]
 )
-# Keys every line's envelope already uses; a field may not shadow them.
-ENVELOPE_NAMES = frozenset(
-    ["event", "schema_version", "severity", "time", "timestamp", "invalid_fields", "unknown_fields"]
-)
+# Keys every line's envelope already uses (and the LogEntry's timestamp); a field may
+# not shadow them.
+ENVELOPE_NAMES = ENVELOPE_KEYS | {"timestamp"}
 MAX_NAME_LENGTH = 64
 
 _SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")

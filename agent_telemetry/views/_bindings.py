@@ -87,6 +87,11 @@ def sources(column: str, scope: Scope, layout: Layout, schema: dict[str, Any]) -
     assert isinstance(root, Node)
     reached: set[str] = set()
     for node in root.walk():
+        if isinstance(node.source, exp.Unnest):
+            # An element of an array the query unnests (``ARRAY(SELECT name FROM UNNEST(...)
+            # WHERE ...)``): it is made of what the UNNEST reads.
+            reached.update(_reads(node.source, payload))
+            continue
         leaves = [d for d in node.downstream if isinstance(d.expression, exp.Table)]
         if not leaves:
             continue

@@ -18,25 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from agent_telemetry.schema import (
+    ENVELOPE_KEYS,
     EVENT_VERSIONS,
+    NOT_A_FIELD,
+    REJECTED_EVENT,
     EventSpec,
     FieldSpec,
+    RejectReason,
     TelemetryEvent,
+    current_models,
     event_spec,
-    looks_like_identifier,
 )
 from agent_telemetry.views._load_scan import Kind, iter_records, sniff
 
-REJECTED_EVENT = "telemetry_rejected"
-# Keys of the envelope the emitter writes besides the model's fields.
-ENVELOPE = frozenset({"event", "schema_version", "severity", "time"})
-ENVELOPE_TAIL = frozenset({"invalid_fields", "unknown_fields"})
-# A name or reason shown in a report must look like the closed-set tokens we write.
-_TOKEN = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
-OTHER_NAME = "<name not shown>"  # an event or reason that does not look like a token
+OTHER_NAME = "<name not shown>"  # an unknown event, or a reason the emitter never writes
 UNKNOWN_KEY = "<unknown key>"  # key names are never shown: a key can be personal data
-NOT_A_FIELD = "<not a field>"  # a name in invalid_fields that the model does not define
+_REASONS = frozenset(reason.value for reason in RejectReason)
 MAX_POSITIONS = 5
 
 # The rules a line is checked against: rule ID -> what it means (the docs list these).
@@ -53,10 +51,10 @@ RULES: Mapping[str, str] = {
 }
 
 
-def _shown(name: object) -> str:
-    if isinstance(name, str) and _TOKEN.fullmatch(name) and not looks_like_identifier(name):
-        return name
-    return OTHER_NAME
+def _safe_name(name: object, allowed: frozenset[str]) -> str:
+    """``name`` when it is one of the closed set ``allowed``, else ``OTHER_NAME``: any
+    other string in a log line could be personal data."""
+    return name if isinstance(name, str) and name in allowed else OTHER_NAME
 
 
 @dataclass(slots=True)
@@ -168,12 +166,19 @@ class CheckReport:
         return invalid + sum(self.unknown_events.values()) + sum(self.rejected.values())
 
     @property
+    def telemetry(self) -> int:
+        return sum(f.telemetry for f in self.files)
+
+    @property
     def clean(self) -> bool:
-        return self.violations == 0
+        """No violations, and at least one telemetry line (none at all is not clean: the
+        wrong file, or a service that writes no telemetry)."""
+        return self.violations == 0 and self.telemetry > 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "clean": self.clean,
+            "telemetry_lines": self.telemetry,
             "files": [f.as_dict() for f in self.files],
             "events": {name: check.as_dict() for name, check in self.events.items()},
             "unknown_events": dict(sorted(self.unknown_events.items())),
@@ -192,8 +197,7 @@ def check_logs(
     model of its own ``schema_version``, so logs from before a version bump stay clean.
     """
     report = CheckReport(versions=versions)
-    current = {name: model for (name, _), model in versions.items()}  # highest version wins
-    for model in current.values():
+    for model in current_models(versions).values():
         spec = event_spec(model)
         report.events[spec.name] = EventCheck(
             spec.name, spec, coverage={f.name: FieldCoverage(f) for f in spec.fields}
@@ -225,11 +229,12 @@ def check_logs(
 def _check_payload(report: CheckReport, payload: dict[str, Any], *, lifted: bool) -> None:
     name = payload.get("event")
     if name == REJECTED_EVENT:
-        report.rejected[_shown(payload.get("reason"))] += 1
+        report.rejected[_safe_name(payload.get("reason"), _REASONS)] += 1
         return
     check = report.events.get(name) if isinstance(name, str) else None
     if check is None:
-        report.unknown_events[_shown(name)] += 1
+        # Never the name: an event the models do not define is any string a service wrote.
+        report.unknown_events[OTHER_NAME] += 1
         return
     check.lines += 1
     problems = _problems(check, payload, report.versions, lifted=lifted)
@@ -267,7 +272,7 @@ def _problems(
         problems.add(("unknown_fields", "envelope"))
     elif unknown:
         problems.add(("unknown_fields", "unknown_keys"))
-    known = ENVELOPE | ENVELOPE_TAIL | set(spec.field_names)
+    known = ENVELOPE_KEYS | set(spec.field_names)
     if any(key not in known for key in payload):
         problems.add((UNKNOWN_KEY, "unknown_keys"))
     for field_spec in spec.fields:

@@ -86,7 +86,9 @@ def render_text(report: CheckReport, console: Console) -> None:
             coverage.add_row(*row)
         console.print(coverage)
 
-    if report.clean:
+    if not report.telemetry:
+        console.print("[yellow]warning[/yellow]: no telemetry lines found")
+    elif report.clean:
         console.print("[green]clean[/green]: every telemetry line matches its model")
     else:
         console.print(f"[red]{report.violations:,} line(s) with violations[/red]")

@@ -9,7 +9,10 @@ A domain check ``x IN ('a', 'b', ...)`` becomes ``(x = 'a' OR x = 'b' ...)``, th
 truth value (NULL for a NULL ``x``): DuckDB plans an IN list of five or more constants
 as a join, which its optimiser cannot drop when the column goes unused, so every query
 of a view paid for every enum column's check (about half of a ``pipeline_run``
-aggregate's time); comparisons are pruned with their column.
+aggregate's time); comparisons are pruned with their column. For the same reason an
+array filtered by a subquery (``ARRAY(SELECT name FROM UNNEST(a) AS name WHERE ...)``,
+``EXISTS(SELECT 1 FROM UNNEST(a) AS name WHERE ...)``: the view keeps only field names in
+``invalid_fields``) becomes DuckDB's ``list_filter``, not a correlated subquery.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ def _transpile(
     payload_column: str,
     present: frozenset[str],
 ) -> str:
-    tree = sqlglot.parse_one(view.query, read="bigquery")
+    tree = sqlglot.parse_one(view.query, read="bigquery").transform(_as_list_filter)
     rewritten = 0
 
     def rewrite(node: exp.Expression) -> exp.Expression:
@@ -83,6 +86,44 @@ def _transpile(
     if rewritten == 0:
         raise TranspileError(f"view {view.name}: no reference to the sink table {'.'.join(source)}")
     return local_tree.sql(dialect="duckdb", pretty=True)
+
+
+def _unnest_filter(query: exp.Expression, element: bool) -> exp.Expression | None:
+    """``SELECT name FROM UNNEST(a) AS name WHERE c`` (``element``: the projection is the
+    element) -> ``list_filter(a, LAMBDA name: c)``; None for any other query."""
+    if not isinstance(query, exp.Select) or len(query.expressions) != 1:
+        return None
+    source = query.args.get("from_")
+    unnest = source.this if source is not None else None
+    if not isinstance(unnest, exp.Unnest) or len(unnest.expressions) != 1:
+        return None
+    if any(query.args.get(arg) for arg in ("joins", "group", "having", "order", "limit")):
+        return None
+    alias = unnest.args.get("alias")
+    names = alias.columns if alias is not None else []
+    where = query.args.get("where")
+    if len(names) != 1 or where is None:
+        return None
+    projection = query.expressions[0].unalias()
+    if element and not (isinstance(projection, exp.Column) and projection.name == names[0].name):
+        return None
+    body = exp.Lambda(this=where.this.copy(), expressions=[names[0].copy()])
+    return exp.ArrayFilter(this=unnest.expressions[0].copy(), expression=body)
+
+
+def _as_list_filter(node: exp.Expression) -> exp.Expression:
+    """BigQuery's ARRAY / EXISTS over a filtered UNNEST as a ``list_filter``; a NULL
+    array is an empty one, as in BigQuery."""
+    if isinstance(node, exp.Array) and len(node.expressions) == 1:
+        filtered = _unnest_filter(node.expressions[0], element=True)
+        if filtered is not None:
+            return exp.Coalesce(this=filtered, expressions=[exp.Array()])
+    if isinstance(node, exp.Exists):
+        filtered = _unnest_filter(node.this, element=False)
+        if filtered is not None:
+            size = exp.GT(this=exp.ArraySize(this=filtered), expression=exp.Literal.number(0))
+            return exp.Coalesce(this=size, expressions=[exp.false()])
+    return node
 
 
 def _is_constant_list(node: exp.In) -> bool:

@@ -8,12 +8,14 @@ values. The summaries are queries over the views, so they show what analysts wil
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from agent_telemetry.schema import EVENT_VERSIONS, FieldSpec, event_spec
+from agent_telemetry.schema import EVENT_VERSIONS, NOT_A_FIELD, FieldSpec, event_spec
 from agent_telemetry.views._duckdb_types import quote_identifier
 
 if TYPE_CHECKING:
@@ -79,17 +81,28 @@ def _field_summary(wh: Warehouse, view: str, spec: FieldSpec) -> ColumnSummary:
     return ColumnSummary(spec.name, non_null, _counts(pairs))
 
 
+def _span(rows: int, first: datetime | None, last: datetime | None) -> str:
+    if not rows:
+        return "no rows"
+    if first is None or last is None:  # every row's timestamp is NULL
+        return "no timestamps"
+    return f"{first:%Y-%m-%d %H:%M:%S} .. {last:%Y-%m-%d %H:%M:%S} UTC"
+
+
 def summarize_event_view(wh: Warehouse, view: ViewDefinition) -> ViewSummary:
     assert view.event is not None
     spec = event_spec(EVENT_VERSIONS[(view.event, view.schema_version)])
     name = quote_identifier(view.name)
     rows, first, last = wh.one(f"SELECT count(*), min(timestamp), max(timestamp) FROM {name}")
-    span = f"{first:%Y-%m-%d %H:%M:%S} .. {last:%Y-%m-%d %H:%M:%S} UTC" if rows else "no rows"
+    span = _span(rows, first, last)
     columns = [_field_summary(wh, name, field) for field in spec.fields]
-    invalid = wh.rows(
-        f"SELECT f, count(*) AS n FROM (SELECT unnest(invalid_fields) AS f FROM {name}) "
-        "GROUP BY ALL ORDER BY n DESC, f"
-    )
+    # The view keeps only field names; never print anything else, whatever the view holds.
+    named: Counter[str] = Counter()
+    for value, count in wh.rows(
+        f"SELECT f, count(*) FROM (SELECT unnest(invalid_fields) AS f FROM {name}) GROUP BY ALL"
+    ):
+        named[value if value in spec.field_names else NOT_A_FIELD] += int(count)
+    invalid = sorted(named.items(), key=lambda pair: (-pair[1], pair[0]))
     (with_invalid,) = wh.one(f"SELECT count(*) FROM {name} WHERE len(invalid_fields) > 0")
     columns.append(ColumnSummary("invalid_fields", with_invalid, _counts(invalid)))
     return ViewSummary(view.name, int(rows), span, tuple(columns))

@@ -19,7 +19,7 @@ from sqlglot import exp
 from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer.qualify import qualify
 
-from agent_telemetry.schema import EventSpec, version_catalogue
+from agent_telemetry.schema import NOT_A_FIELD, EventSpec, version_catalogue
 from agent_telemetry.views._config import DeploymentConfig, Layout
 from agent_telemetry.views._describe import (
     ENVELOPE_COLUMNS,
@@ -299,6 +299,7 @@ def quality_view(
         source=source,
         views=plans,
         table_ref=table_ref(source.project, source.dataset, source.table),
+        not_a_field=NOT_A_FIELD,
     )
     version = max(p.schema_version for p in plans)
     return _finish(

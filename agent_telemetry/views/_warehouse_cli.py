@@ -174,8 +174,10 @@ def check_logs_command(logs: tuple[Path, ...], output: str) -> None:
     """Check real log lines against the models: per event valid and invalid lines,
     violations by field and rule (never the values), unknown events and coverage.
 
-    Exit status 0 when every telemetry line is valid, 1 when any is not. Plain text,
-    other JSON and truncated lines are counted, never fatal.
+    Exit status 0 when every telemetry line is valid, 1 when any is not or when no
+    telemetry line was found at all (a warning says so). Plain text, other JSON and
+    truncated lines are counted, never fatal. Unknown event names and reasons the
+    emitter never writes are counted, never shown.
     """
     from agent_telemetry.views._checklogs import check_logs
     from agent_telemetry.views._checklogs_render import render_json, render_text

@@ -72,9 +72,10 @@ def test_sql_edited_outside_the_tool_is_drift_when_the_server_returns_the_sql() 
     assert verdict.action == "drifted"
     assert verdict.reasons == ("its SQL differs from what agent-telemetry applied",)
     diff = render_diff(view, edited).splitlines()
-    assert [line for line in diff if line.startswith(("-", "+")) and "WHERE" in line] == [
-        "-  WHERE TRUE AND",
-        "+  WHERE",
+    changed = [line for line in diff if line.startswith(("-", "+")) and "WHERE" in line]
+    assert [(line[0], line[1:].strip()) for line in changed] == [
+        ("-", "WHERE TRUE AND"),
+        ("+", "WHERE"),
     ]
 
 

@@ -50,7 +50,21 @@ WITH lines AS (
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) AS duration_ms,
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) AS model_calls,
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) AS pipeline_runs,
-    COALESCE(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields'), []) AS invalid_fields
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      WHERE
+        name IN (
+          'tier',
+          'kind',
+          'refusal',
+          'error',
+          'duration_ms',
+          'model_calls',
+          'pipeline_runs'
+        )
+    ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn'

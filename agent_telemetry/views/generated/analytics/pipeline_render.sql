@@ -46,7 +46,13 @@ WITH lines AS (
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) AS render_ms,
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) AS passed,
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) AS attempt,
-    COALESCE(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields'), []) AS invalid_fields
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      WHERE
+        name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
+    ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render'

@@ -66,7 +66,25 @@ WITH lines AS (
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) AS attempts,
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) AS duration_ms,
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) AS model_calls,
-    COALESCE(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields'), []) AS invalid_fields
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      WHERE
+        name IN (
+          'lane',
+          'status',
+          'reason',
+          'error_class',
+          'queue_wait_ms',
+          'queue_position',
+          'user_runs_today',
+          'user_tokens_today',
+          'attempts',
+          'duration_ms',
+          'model_calls'
+        )
+    ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run'

@@ -42,7 +42,13 @@ WITH lines AS (
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.probe') AS STRING) AS probe,
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) AS retry_after_s,
     SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) AS blocked_runs,
-    COALESCE(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields'), []) AS invalid_fields
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      WHERE
+        name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+    ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'provider_status'

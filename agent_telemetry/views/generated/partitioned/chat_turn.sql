@@ -50,7 +50,21 @@ WITH lines AS (
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
     SAFE_CAST(sink.jsonPayload.pipeline_runs AS FLOAT64) AS pipeline_runs,
-    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        name IN (
+          'tier',
+          'kind',
+          'refusal',
+          'error',
+          'duration_ms',
+          'model_calls',
+          'pipeline_runs'
+        )
+    ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout` AS sink
   WHERE
     sink.jsonPayload.event = 'chat_turn'

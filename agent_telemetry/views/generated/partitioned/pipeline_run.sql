@@ -66,7 +66,25 @@ WITH lines AS (
     SAFE_CAST(sink.jsonPayload.attempts AS FLOAT64) AS attempts,
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
-    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        name IN (
+          'lane',
+          'status',
+          'reason',
+          'error_class',
+          'queue_wait_ms',
+          'queue_position',
+          'user_runs_today',
+          'user_tokens_today',
+          'attempts',
+          'duration_ms',
+          'model_calls'
+        )
+    ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout` AS sink
   WHERE
     sink.jsonPayload.event = 'pipeline_run'

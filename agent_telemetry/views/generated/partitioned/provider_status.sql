@@ -42,7 +42,13 @@ WITH lines AS (
     SAFE_CAST(sink.jsonPayload.probe AS STRING) AS probe,
     SAFE_CAST(sink.jsonPayload.retry_after_s AS FLOAT64) AS retry_after_s,
     SAFE_CAST(sink.jsonPayload.blocked_runs AS FLOAT64) AS blocked_runs,
-    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+    ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout` AS sink
   WHERE
     sink.jsonPayload.event = 'provider_status'

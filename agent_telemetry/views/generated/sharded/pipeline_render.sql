@@ -46,7 +46,13 @@ WITH lines AS (
     SAFE_CAST(sink.jsonPayload.render_ms AS FLOAT64) AS render_ms,
     SAFE_CAST(sink.jsonPayload.passed AS BOOL) AS passed,
     SAFE_CAST(sink.jsonPayload.attempt AS FLOAT64) AS attempt,
-    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
+    ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
   WHERE
     sink.jsonPayload.event = 'pipeline_render'

@@ -40,7 +40,44 @@ WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
-    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields,
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        name IN (
+          'lane',
+          'status',
+          'reason',
+          'error_class',
+          'queue_wait_ms',
+          'queue_position',
+          'user_runs_today',
+          'user_tokens_today',
+          'attempts',
+          'duration_ms',
+          'model_calls'
+        )
+    ) AS invalid_fields,
+    EXISTS(
+      SELECT
+        1 AS `1`
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        NOT name IN (
+          'lane',
+          'status',
+          'reason',
+          'error_class',
+          'queue_wait_ms',
+          'queue_position',
+          'user_runs_today',
+          'user_tokens_today',
+          'attempts',
+          'duration_ms',
+          'model_calls'
+        )
+    ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     NOT sink.jsonPayload.lane IS NULL AS lane__present,
     SAFE_CAST(sink.jsonPayload.lane AS STRING) AS lane,
@@ -71,7 +108,36 @@ WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
-    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields,
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        name IN (
+          'tier',
+          'kind',
+          'refusal',
+          'error',
+          'duration_ms',
+          'model_calls',
+          'pipeline_runs'
+        )
+    ) AS invalid_fields,
+    EXISTS(
+      SELECT
+        1 AS `1`
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        NOT name IN (
+          'tier',
+          'kind',
+          'refusal',
+          'error',
+          'duration_ms',
+          'model_calls',
+          'pipeline_runs'
+        )
+    ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     NOT sink.jsonPayload.tier IS NULL AS tier__present,
     SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
@@ -94,7 +160,20 @@ WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
-    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields,
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
+    ) AS invalid_fields,
+    EXISTS(
+      SELECT
+        1 AS `1`
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        NOT name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
+    ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     NOT sink.jsonPayload.theme IS NULL AS theme__present,
     SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
@@ -115,7 +194,20 @@ WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
-    COALESCE(sink.jsonPayload.invalid_fields, []) AS invalid_fields,
+    ARRAY(
+      SELECT
+        name AS name
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+    ) AS invalid_fields,
+    EXISTS(
+      SELECT
+        1 AS `1`
+      FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
+      WHERE
+        NOT name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+    ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     NOT sink.jsonPayload.provider IS NULL AS provider__present,
     SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
@@ -397,6 +489,22 @@ GROUP BY
   pipeline_run_lines.day
 UNION ALL
 SELECT
+  pipeline_run_lines.day AS day,
+  'pipeline_run' AS event,
+  1 AS schema_version,
+  '<not a field>' AS field,
+  COUNT(*) AS lines,
+  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
+  0 AS out_of_domain_values
+FROM pipeline_run_lines AS pipeline_run_lines
+WHERE
+  pipeline_run_lines.schema_version = 1
+GROUP BY
+  pipeline_run_lines.day
+UNION ALL
+SELECT
   chat_turn_lines.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
@@ -563,6 +671,22 @@ GROUP BY
   chat_turn_lines.day
 UNION ALL
 SELECT
+  chat_turn_lines.day AS day,
+  'chat_turn' AS event,
+  1 AS schema_version,
+  '<not a field>' AS field,
+  COUNT(*) AS lines,
+  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
+  0 AS out_of_domain_values
+FROM chat_turn_lines AS chat_turn_lines
+WHERE
+  chat_turn_lines.schema_version = 1
+GROUP BY
+  chat_turn_lines.day
+UNION ALL
+SELECT
   pipeline_render_lines.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
@@ -689,6 +813,22 @@ GROUP BY
   pipeline_render_lines.day
 UNION ALL
 SELECT
+  pipeline_render_lines.day AS day,
+  'pipeline_render' AS event,
+  1 AS schema_version,
+  '<not a field>' AS field,
+  COUNT(*) AS lines,
+  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
+  0 AS out_of_domain_values
+FROM pipeline_render_lines AS pipeline_render_lines
+WHERE
+  pipeline_render_lines.schema_version = 1
+GROUP BY
+  pipeline_render_lines.day
+UNION ALL
+SELECT
   provider_status_lines.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
@@ -791,6 +931,22 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values
+FROM provider_status_lines AS provider_status_lines
+WHERE
+  provider_status_lines.schema_version = 1
+GROUP BY
+  provider_status_lines.day
+UNION ALL
+SELECT
+  provider_status_lines.day AS day,
+  'provider_status' AS event,
+  1 AS schema_version,
+  '<not a field>' AS field,
+  COUNT(*) AS lines,
+  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
+  0 AS out_of_domain_values
 FROM provider_status_lines AS provider_status_lines
 WHERE
   provider_status_lines.schema_version = 1
