@@ -10,6 +10,7 @@ specs, streaming: no DuckDB, so it checks exactly what the models say.
 from __future__ import annotations
 
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from agent_telemetry.schema import (
     current_models,
     event_spec,
 )
-from agent_telemetry.views._load_scan import Kind, iter_records, sniff
+from agent_telemetry.views._load_scan import Kind, iter_records, sniff, spool
 
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
 OTHER_NAME = "<name not shown>"  # an unknown event, or a reason the emitter never writes
@@ -202,28 +203,35 @@ def check_logs(
         report.events[spec.name] = EventCheck(
             spec.name, spec, coverage={f.name: FieldCoverage(f) for f in spec.fields}
         )
-    for raw_path in paths:
-        path = Path(raw_path)
-        layout = sniff(path).layout
-        checked = FileCheck(str(path), layout)
-        report.files.append(checked)
-        for record in iter_records(path, layout):
-            if record.kind is Kind.BLANK:
-                continue
-            checked.records += 1
-            if record.kind is Kind.MALFORMED:
-                checked.truncated += 1
-                if len(checked.truncated_at) < MAX_POSITIONS:
-                    checked.truncated_at.append(record.position)
-            elif record.kind in (Kind.TEXT, Kind.OTHER_JSON):
-                checked.non_telemetry += 1
-            else:
-                checked.telemetry += 1
-                value = record.value
-                assert isinstance(value, dict)
-                payload = value["jsonPayload"] if record.kind is Kind.ENTRY else value
-                _check_payload(report, payload, lifted=record.kind is Kind.ENTRY)
+    with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
+        for number, raw_path in enumerate(paths):
+            path = Path(raw_path)
+            # A pipe can be read once; sniffing and reading need it twice.
+            source = path if path.is_file() else spool(path, Path(spool_dir) / str(number))
+            _check_file(report, path, source)
     return report
+
+
+def _check_file(report: CheckReport, path: Path, source: Path) -> None:
+    layout = sniff(source).layout
+    checked = FileCheck(str(path), layout)
+    report.files.append(checked)
+    for record in iter_records(source, layout):
+        if record.kind is Kind.BLANK:
+            continue
+        checked.records += 1
+        if record.kind is Kind.MALFORMED:
+            checked.truncated += 1
+            if len(checked.truncated_at) < MAX_POSITIONS:
+                checked.truncated_at.append(record.position)
+        elif record.kind in (Kind.TEXT, Kind.OTHER_JSON):
+            checked.non_telemetry += 1
+        else:
+            checked.telemetry += 1
+            value = record.value
+            assert isinstance(value, dict)
+            payload = value["jsonPayload"] if record.kind is Kind.ENTRY else value
+            _check_payload(report, payload, lifted=record.kind is Kind.ENTRY)
 
 
 def _check_payload(report: CheckReport, payload: dict[str, Any], *, lifted: bool) -> None:

@@ -11,7 +11,6 @@ go through a streaming Python reader that hands telemetry records to DuckDB in b
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +22,6 @@ import duckdb
 from agent_telemetry.views._duckdb_types import BigQueryField, create_table_sql, quote_identifier
 from agent_telemetry.views._load_progress import LoadProgress, run_watched
 from agent_telemetry.views._load_scan import (
-    CHUNK,
     Kind,
     Layout,
     Record,
@@ -32,6 +30,7 @@ from agent_telemetry.views._load_scan import (
     iter_lines,
     iter_records,
     sniff,
+    spool,
 )
 from agent_telemetry.views._load_sql import (
     SinkColumns,
@@ -157,17 +156,10 @@ def load_logs(
 
 
 def _spool(path: Path, into: Path) -> Path:
-    """A regular-file copy of a pipe, FIFO or device (``<(zcat x.gz)``, /dev/stdin).
-
-    Such a file can be read only once, and both DuckDB's reader and the sniffing read
-    a file more than once; the bytes are copied as they are (still gzipped, if so).
-    """
     try:
-        with path.open("rb") as stream, into.open("wb") as copy:
-            shutil.copyfileobj(stream, copy, CHUNK)
+        return spool(path, into)
     except OSError as error:
         raise LoadError(f"{path}: {error.strerror or error}") from None
-    return into
 
 
 class _FileLoader:

@@ -12,6 +12,7 @@ import codecs
 import gzip
 import io
 import json
+import shutil
 import zlib
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -91,6 +92,18 @@ def _is_envelope(record: dict[str, Any]) -> bool:
     return record.get("event") is not None and record.get("schema_version") is not None
 
 
+def spool(path: Path, into: Path) -> Path:
+    """A regular-file copy of a pipe, FIFO or device (``<(zcat x.gz)``, /dev/stdin).
+
+    Such a file can be read only once, and sniffing then reading (or DuckDB's reader)
+    reads a file more than once; the bytes are copied as they are (still gzipped, if so).
+    Raises OSError.
+    """
+    with path.open("rb") as stream, into.open("wb") as copy:
+        shutil.copyfileobj(stream, copy, CHUNK)
+    return into
+
+
 def classify(raw: bytes) -> tuple[Kind, Any]:
     """Kind of one line (without its newline) and the decoded value when it is JSON."""
     text = raw.strip()
@@ -101,7 +114,12 @@ def classify(raw: bytes) -> tuple[Kind, Any]:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return Kind.MALFORMED, None
+        # orjson refuses some valid JSON (1e400 overflows a double); only what the
+        # standard parser refuses too is a cut-off line.
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return Kind.MALFORMED, None
     return kind_of(value), value
 
 

@@ -230,3 +230,15 @@ def test_lines_of_a_retired_version_are_checked_against_their_own_model(tmp_path
         ("schema_version", "schema_version"): 1,
     }
     assert "attempts" not in check.coverage  # coverage is of the current version's fields
+
+
+def test_valid_json_that_orjson_refuses_is_checked_not_counted_as_truncated(tmp_path: Path) -> None:
+    overflow = line("pipeline_run", lane="public", status="ok").replace(
+        '"status":"ok"', '"status":"ok","queue_wait_ms":1e400'
+    )
+    path = write_lines(tmp_path / "overflow.jsonl", [overflow])
+
+    report = check_logs([path])
+
+    assert report.files[0].truncated == 0
+    assert report.events["pipeline_run"].violations == {("queue_wait_ms", "type"): 1}

@@ -8,7 +8,8 @@ from click.testing import CliRunner
 
 from agent_telemetry.cli import main
 from agent_telemetry.views import check_logs
-from tests.views.broken_input import BAD_HEADER, half_gzip
+from tests.views.broken_input import BAD_HEADER, fifo_with, half_gzip
+from tests.views.lines import line
 
 
 def _run(path: Path) -> tuple[int, str]:
@@ -37,3 +38,13 @@ def test_check_logs_counts_a_gzip_with_a_bad_header_as_one_truncated_line(tmp_pa
     assert code in (0, 1)  # a report, whichever verdict a file without telemetry gets
     (checked,) = check_logs([path]).files
     assert (checked.records, checked.truncated) == (1, 1)
+
+
+def test_check_logs_reads_a_fifo_whole(tmp_path: Path) -> None:
+    # Process substitution (`check-logs <(zcat x.gz)`) is a pipe that can be read once.
+    lines = [line("pipeline_run", lane="public", status="ok", queue_wait_ms=n) for n in range(5)]
+    data = "".join(f"{text}\n" for text in lines).encode()
+    with fifo_with(tmp_path / "pipe", data) as pipe:
+        report = check_logs([pipe])
+    assert report.events["pipeline_run"].valid == 5
+    assert report.files[0].path == str(tmp_path / "pipe")
