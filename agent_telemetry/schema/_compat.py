@@ -479,7 +479,6 @@ COMPAT_RULES: tuple[CompatRule, ...] = (
         "DESCRIPTION_EDIT", "field", "descriptions may change (an addition)", _description_edit
     ),
 )
-COMPAT_RULE_IDS = frozenset(rule.id for rule in COMPAT_RULES)
 
 
 def compare(base: SchemaLock, current: SchemaLock) -> tuple[Change, ...]:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from agent_telemetry.views._cli_options import config_option
+
 if TYPE_CHECKING:
     from agent_telemetry.views._bigquery_client import BigQueryWarehouse
     from agent_telemetry.views._bigquery_plan import DeploymentPlan
@@ -81,14 +83,6 @@ def _plan(config_path: Path, layout: str | None, endpoint: str | None) -> Deploy
         _fail(exc)
 
 
-_config_option = click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("telemetry.toml"),
-    show_default=True,
-    help="Deployment file (source sink, target dataset).",
-)
 _layout_option = click.option(
     "--layout",
     type=click.Choice(["partitioned", "sharded", "analytics"]),
@@ -107,7 +101,7 @@ _endpoint_option = click.option(
 
 
 @click.command("plan", cls=_ExitOneOnError)
-@_config_option
+@config_option
 @_layout_option
 @_endpoint_option
 @click.option(
@@ -130,7 +124,7 @@ def plan_command(
 
 
 @click.command("approve", cls=_ExitOneOnError)
-@_config_option
+@config_option
 @_layout_option
 @_endpoint_option
 @click.option("--by", "approver", required=True, metavar="NAME", help="Who approves the plan.")
@@ -175,7 +169,7 @@ def approve_command(
 
 
 @click.command("apply", cls=_ExitOneOnError)
-@_config_option
+@config_option
 @_layout_option
 @_endpoint_option
 @click.option(

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from agent_telemetry.views._cli_options import config_option
+
 
 def _shown(path: Path) -> str:
     """``path`` relative to the working directory when below it (as `lock` prints it)."""
@@ -27,14 +29,7 @@ def views() -> None:
 
 
 @views.command("build")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("telemetry.toml"),
-    show_default=True,
-    help="Deployment file (source sink, target dataset).",
-)
+@config_option
 @click.option(
     "--check", is_flag=True, help="Write nothing; print a diff and exit 1 if files drifted."
 )

@@ -28,7 +28,6 @@ from agent_telemetry.views._describe import (
     QUALITY_VIEW,
     EventViewPlan,
     SourcePlan,
-    event_view_plan,
     source_plan,
     view_plans,
 )
@@ -272,20 +271,6 @@ def _event_view(
         schema_version=plan.schema_version,
         event=plan.name,
     )
-
-
-def event_view(
-    config: DeploymentConfig,
-    layout: Layout,
-    spec: EventSpec,
-    specs: tuple[EventSpec, ...] | None = None,
-) -> ViewDefinition:
-    """The view of one event version. ``specs`` is every version the views cover (default:
-    every registered one): it types the sink and names a retired version's successor."""
-    specs = version_catalogue() if specs is None else specs
-    key = (spec.name, spec.schema_version)
-    plan = next((p for p in view_plans(specs) if (p.name, p.schema_version) == key), None)
-    return _event_view(config, layout, plan or event_view_plan(spec), specs)
 
 
 def quality_view(
