@@ -6,10 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # The BigQuery-API emulator the BigQuery integration tests start (its own venv, see
-# tests/views/bigquery/emulator-requirements.txt).
+# tests/deploy/bigquery/emulator-requirements.txt).
 EMU_VENV := .venv-bqemulator
 EMU_STAMP := $(EMU_VENV)/.installed
-EMU_REQUIREMENTS := tests/views/bigquery/emulator-requirements.txt
+EMU_REQUIREMENTS := tests/deploy/bigquery/emulator-requirements.txt
 
 .PHONY: demo test lint typecheck pytest views-check check lock generate clean
 

@@ -1,7 +1,8 @@
-"""The ``agent-telemetry`` command line: a thin shell over the package.
+"""The ``agent-telemetry`` command line: it only mounts each package's own commands.
 
-Each command imports its subsystem lazily, so ``agent-telemetry events`` never pays
-for sqlglot, duckdb or google-cloud-bigquery.
+Each package keeps its commands in its ``cli`` module (``views.cli``, ``warehouse.cli``,
+``deploy.cli``, ``check.cli``, ``demo.cli``). They are mounted lazily, so
+``agent-telemetry events`` never pays for sqlglot, duckdb or google-cloud-bigquery.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 from agent_telemetry import __version__
+from agent_telemetry.errors import SchemaRuleError
 
 
 class LazyGroup(click.Group):
     """A group whose subcommands can be named by import path and loaded when used.
 
-    Modules that import the models (everything under ``agent_telemetry.views``) are
+    Modules that import the models (views, warehouse, deploy, demo) are
     registered this way: a model that breaks a definition rule then fails only the
     commands that need the models, and ``agent-telemetry check`` can report it cleanly
     instead of the whole CLI dying at import.
@@ -28,9 +30,13 @@ class LazyGroup(click.Group):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.lazy: dict[str, str] = {}
 
-    def add_lazy(self, name: str, target: str) -> None:
-        """Register ``module:attribute`` as the subcommand ``name``."""
+        self.extra: dict[str, tuple[str, ...]] = {}
+
+    def add_lazy(self, name: str, target: str, *, mount: tuple[str, ...] = ()) -> None:
+        """Register ``module:attribute`` as the subcommand ``name``; each ``mount`` target
+        (a ``module:attribute`` command) is added to that group when it loads."""
         self.lazy[name] = target
+        self.extra[name] = mount
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy})
@@ -38,15 +44,21 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.lazy or cmd_name in self.commands:
             return super().get_command(ctx, cmd_name)
-        module, _, attribute = self.lazy[cmd_name].partition(":")
         try:
-            command: click.Command = getattr(importlib.import_module(module), attribute)
-        except TypeError as exc:
-            if type(exc).__name__ != "SchemaRuleError":
-                raise
+            command = _load(self.lazy[cmd_name])
+            for target in self.extra[cmd_name]:
+                assert isinstance(command, click.Group)
+                command.add_command(_load(target))
+        except SchemaRuleError as exc:
             return _broken_models(cmd_name, exc)
         self.add_command(command, cmd_name)
         return command
+
+
+def _load(target: str) -> click.Command:
+    module, _, attribute = target.partition(":")
+    command: click.Command = getattr(importlib.import_module(module), attribute)
+    return command
 
 
 def _broken_models(name: str, exc: Exception) -> click.Command:
@@ -101,13 +113,22 @@ def events(only: str | None) -> None:
         console.print(table)
 
 
-from agent_telemetry.check._cli import check, lock  # noqa: E402
+from agent_telemetry.check.cli import check, lock  # noqa: E402
 
 assert isinstance(main, LazyGroup)
-main.add_lazy("views", "agent_telemetry.views._cli:views")
-main.add_lazy("sink-schema", "agent_telemetry.views._cli:sink_schema_command")
-main.add_lazy("preview", "agent_telemetry.views._warehouse_cli:preview")
-main.add_lazy("check-logs", "agent_telemetry.views._warehouse_cli:check_logs_command")
-main.add_lazy("demo", "agent_telemetry.demo._cli:demo")
+# `views` is SQL generation; BigQuery deployment (a layer above it) adds its commands.
+main.add_lazy(
+    "views",
+    "agent_telemetry.views.cli:views",
+    mount=(
+        "agent_telemetry.deploy.cli:plan_command",
+        "agent_telemetry.deploy.cli:approve_command",
+        "agent_telemetry.deploy.cli:apply_command",
+    ),
+)
+main.add_lazy("sink-schema", "agent_telemetry.views.cli:sink_schema_command")
+main.add_lazy("preview", "agent_telemetry.warehouse.cli:preview")
+main.add_lazy("check-logs", "agent_telemetry.warehouse.cli:check_logs_command")
+main.add_lazy("demo", "agent_telemetry.demo.cli:demo")
 main.add_command(lock)
 main.add_command(check)

@@ -12,8 +12,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from agent_telemetry.config import LAYOUTS, load_config
 from agent_telemetry.schema import catalogue
-from agent_telemetry.views import LAYOUTS, binding_violations, build, generate_views, load_config
+from agent_telemetry.views import binding_violations, build, generate_views
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = load_config(ROOT / "telemetry.toml")

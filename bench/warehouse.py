@@ -31,7 +31,7 @@ import duckdb
 import orjson
 
 from agent_telemetry.schema import EVENTS, FieldSpec, event_spec
-from agent_telemetry.views.warehouse import Warehouse
+from agent_telemetry.warehouse import Warehouse
 
 # The mix of a busy day: mostly runs and renders, some chat, a few provider changes.
 MIX = {"pipeline_run": 40, "pipeline_render": 35, "chat_turn": 23, "provider_status": 2}

@@ -2,7 +2,8 @@
 one raises ``SchemaRuleError`` at class definition, which becomes a finding here.
 
 Nothing in this module imports ``agent_telemetry.schema`` at top level: when a model
-breaks a rule that import is exactly what fails.
+breaks a rule that import is exactly what fails. ``SchemaRuleError`` lives in the leaf
+``agent_telemetry.errors``, so it is caught by class.
 """
 
 from __future__ import annotations
@@ -17,16 +18,9 @@ from typing import Any
 
 from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._paths import display_path
+from agent_telemetry.errors import SchemaRuleError
 
 STAGE = "definition"
-_SCHEMA_ERROR_ATTRS = ("model", "field", "rule", "detail")
-
-
-def _is_schema_rule_error(exc: BaseException) -> bool:
-    # The class itself lives in the package whose import just failed, so it is
-    # recognised by its type name and attributes rather than by isinstance.
-    named = any(kind.__name__ == "SchemaRuleError" for kind in type(exc).__mro__)
-    return named and all(hasattr(exc, a) for a in _SCHEMA_ERROR_ATTRS)
 
 
 def _definition_site(tb: TracebackType | None) -> tuple[str, int] | None:
@@ -78,10 +72,10 @@ def _class_site(exc: BaseException) -> tuple[str, int] | None:
     return file, line
 
 
-def definition_finding(exc: BaseException) -> Finding:
+def definition_finding(exc: SchemaRuleError) -> Finding:
     """A finding for a ``SchemaRuleError``: rule, model, field and the line to fix."""
-    model: str = getattr(exc, "model", "?")
-    field: str | None = getattr(exc, "field", None)
+    model = exc.model
+    field = exc.field
     file: str | None = None
     line: int | None = None
     site = _definition_site(exc.__traceback__) or _class_site(exc)
@@ -90,8 +84,8 @@ def definition_finding(exc: BaseException) -> Finding:
         line = _field_line(site[0], site[1], field) if field else site[1]
     return Finding(
         stage=STAGE,
-        rule=getattr(exc, "rule", "DEFINITION"),
-        message=str(getattr(exc, "detail", exc)),
+        rule=exc.rule,
+        message=exc.detail,
         event=model,
         field=field,
         file=file,
@@ -106,10 +100,8 @@ def load_models(
     version registry's rules) and return its ``EVENTS``."""
     try:
         loaded = importlib.import_module(module)
-    except TypeError as exc:
-        if _is_schema_rule_error(exc):
-            return None, [definition_finding(exc)]
-        raise
+    except SchemaRuleError as exc:
+        return None, [definition_finding(exc)]
     events: Mapping[str, Any] = loaded.EVENTS
     return events, []
 
@@ -121,7 +113,7 @@ def load_versions(module: str, events: Mapping[str, Any]) -> Mapping[tuple[str, 
         importlib.import_module(module), "EVENT_VERSIONS", None
     )
     if versions is None:
-        from agent_telemetry.schema import version_registry
+        from agent_telemetry.schema.versions import version_registry
 
         versions = version_registry(events.values())
     return versions

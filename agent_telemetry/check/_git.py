@@ -5,8 +5,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from agent_telemetry.errors import AgentTelemetryError
 
-class GitRefError(Exception):
+
+class GitRefError(AgentTelemetryError):
     """The ref cannot be read (no git, not a repository, no such commit)."""
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from types import ModuleType
 
 from agent_telemetry.check._paths import display_path
-from agent_telemetry.schema import TelemetryEvent, lock_lines
+from agent_telemetry.schema import TelemetryEvent
+from agent_telemetry.schema.lock import lock_lines
 
 Location = tuple[str | None, int | None]
 

@@ -8,11 +8,12 @@ from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
 from agent_telemetry.check._definition import load_models, load_versions
 from agent_telemetry.check._findings import CheckReport, Finding
 from agent_telemetry.check._git import GitRefError, lock_at_ref
+from agent_telemetry.errors import AgentTelemetryError
 
 LATER_STAGES = ("lock", "compat", "bindings", "generated", "versions")
 
 
-class CheckUsageError(Exception):
+class CheckUsageError(AgentTelemetryError):
     """The check could not run as asked (bad ref, missing config, unreadable lock): exit 2."""
 
 
@@ -59,15 +60,15 @@ def run_check(
         known_events,
         lock_drift,
     )
-    from agent_telemetry.schema import (
+    from agent_telemetry.config import ConfigError, check_exceptions, load_config
+    from agent_telemetry.schema.lock import (
         LOCK_PATH,
         LockFormatError,
         SchemaLock,
         build_lock,
         load_lock,
-        registry_specs,
     )
-    from agent_telemetry.views import ConfigError, check_exceptions, load_config
+    from agent_telemetry.schema.versions import registry_specs
 
     try:
         config = load_config(config_path)
@@ -111,7 +112,7 @@ def run_check(
             report.skip(stage, "not asked for")
         return report
 
-    from agent_telemetry.views._sink import payload_fields
+    from agent_telemetry.views import payload_fields
 
     try:
         payload_fields(specs)

@@ -15,18 +15,16 @@ from agent_telemetry.check._locate import (
     module_line,
 )
 from agent_telemetry.check._paths import display_path
-from agent_telemetry.schema import (
+from agent_telemetry.schema import TelemetryEvent, event_spec
+from agent_telemetry.schema.compat import (
     Change,
     CompatException,
-    Registry,
-    SchemaLock,
-    TelemetryEvent,
     apply_exceptions,
-    classify,
+    classify_changes,
     compare,
-    dump_lock,
-    event_spec,
 )
+from agent_telemetry.schema.lock import SchemaLock, dump_lock
+from agent_telemetry.schema.versions import Registry
 from agent_telemetry.views import view_name
 
 LOCK_STAGE = "lock"
@@ -187,4 +185,4 @@ def compat_findings(
             )
         )
     events = sorted({n for n, _, _ in base.versions()} | {n for n, _, _ in current.versions()})
-    return findings, {event: classify(changes, event) for event in events}
+    return findings, {event: classify_changes(changes, event) for event in events}

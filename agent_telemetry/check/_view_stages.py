@@ -15,10 +15,11 @@ from sqlglot.errors import SqlglotError
 from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._locate import lock_location
 from agent_telemetry.check._paths import display_path
-from agent_telemetry.schema import EventSpec, SchemaLock, TelemetryEvent, event_spec
+from agent_telemetry.config import LAYOUTS
+from agent_telemetry.schema import EventSpec, TelemetryEvent, event_spec
+from agent_telemetry.schema.lock import SchemaLock
 from agent_telemetry.views import (
     GENERATED_DIR,
-    LAYOUTS,
     BuildResult,
     binding_violations,
     build,

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_telemetry.demo._cli import DEFAULT_SEED
 from agent_telemetry.demo._report import Section, ask, render_sections
 from agent_telemetry.demo._sim import Simulation, emitting_at
 from agent_telemetry.demo._workload import START, run_workload
+from agent_telemetry.demo.cli import DEFAULT_SEED
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from agent_telemetry.views import CheckReport, LoadReport
+    from agent_telemetry.warehouse import LoadReport, LogCheckReport
 
 __all__ = ["DemoResult", "Section", "print_demo", "run_demo"]
 
@@ -36,14 +36,13 @@ class DemoResult:
     database: Path
     lines: int
     load: LoadReport
-    check: CheckReport
+    check: LogCheckReport
     sections: list[Section]
 
 
 def run_demo(out_dir: str | Path = "demo-out", *, seed: int = SEED) -> DemoResult:
     """Simulate, emit to ``out_dir/telemetry.jsonl``, load ``out_dir/warehouse.duckdb``."""
-    from agent_telemetry.views import check_logs
-    from agent_telemetry.views.warehouse import Warehouse, default_config
+    from agent_telemetry.warehouse import Warehouse, check_logs, default_config
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

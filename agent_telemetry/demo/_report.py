@@ -10,7 +10,7 @@ from agent_telemetry.schema import PipelineRun, event_spec
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from agent_telemetry.views.warehouse import Warehouse
+    from agent_telemetry.warehouse import Warehouse
 
 
 @dataclass(frozen=True, slots=True)

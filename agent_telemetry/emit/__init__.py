@@ -23,7 +23,7 @@ from agent_telemetry.emit._config import (
 from agent_telemetry.emit._counters import TelemetryCounters
 from agent_telemetry.emit._emit import emit
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
-from agent_telemetry.schema import REJECTED_EVENT, RejectReason
+from agent_telemetry.schema.envelope import REJECTED_EVENT, RejectReason
 
 __all__ = [
     "REJECTED_EVENT",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from agent_telemetry.schema import REJECTED_EVENT
+from agent_telemetry.schema.envelope import REJECTED_EVENT
 
 
 def _frozen(counts: dict[str, int]) -> Mapping[str, int]:

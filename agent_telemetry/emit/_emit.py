@@ -8,7 +8,8 @@ from agent_telemetry.emit._config import CURRENT, SHARED
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._logger import TelemetryLogger
 from agent_telemetry.emit._processors import Record
-from agent_telemetry.schema import RejectReason, TelemetryEvent
+from agent_telemetry.schema import TelemetryEvent
+from agent_telemetry.schema.envelope import RejectReason
 
 
 def emit(event: str | type[TelemetryEvent] | TelemetryEvent, /, **fields: Any) -> Record | None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent_telemetry.errors import AgentTelemetryError
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -34,7 +36,7 @@ class Problem:
         return text if self.hint is None else f"{text} ({self.hint})"
 
 
-class TelemetryValidationError(ValueError):
+class TelemetryValidationError(AgentTelemetryError, ValueError):
     """Strict mode: the event or one of its fields breaks the model.
 
     ``event`` is the event name (None when the event itself is unknown), ``problems``

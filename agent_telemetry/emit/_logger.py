@@ -13,7 +13,7 @@ from structlog import BoundLoggerBase
 
 from agent_telemetry.emit._output import LineWriter, Shared
 from agent_telemetry.emit._processors import PROCESSORS, Record
-from agent_telemetry.schema import RejectReason
+from agent_telemetry.schema.envelope import RejectReason
 
 
 class TelemetryLogger(BoundLoggerBase):

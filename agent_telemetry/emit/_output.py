@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from agent_telemetry.emit._counters import Counters, bump
 from agent_telemetry.emit._processors import Record
-from agent_telemetry.schema import REJECTED_EVENT
+from agent_telemetry.schema.envelope import REJECTED_EVENT
 
 Write = Callable[[bytes], object]
 

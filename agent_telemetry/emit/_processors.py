@@ -34,7 +34,8 @@ from agent_telemetry.emit._validate import (
     plan_by_name,
     resolve,
 )
-from agent_telemetry.schema import EVENTS, REJECTED_EVENT, REJECTED_SCHEMA_VERSION, RejectReason
+from agent_telemetry.schema import EVENTS
+from agent_telemetry.schema.envelope import REJECTED_EVENT, REJECTED_SCHEMA_VERSION, RejectReason
 
 Record = dict[str, Any]
 _NO_KWARGS: dict[str, Any] = {}  # structlog only unpacks it; never mutated

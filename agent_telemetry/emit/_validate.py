@@ -21,9 +21,9 @@ from pydantic_core import SchemaValidator
 
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._fast_record import RecordValidator, record_validator
-from agent_telemetry.schema import EVENTS, FieldSpec, RejectReason, TelemetryEvent, event_spec
-from agent_telemetry.schema._rules import ENVELOPE_NAMES
-from agent_telemetry.schema._spec import base_type
+from agent_telemetry.schema import EVENTS, FieldSpec, TelemetryEvent, event_spec
+from agent_telemetry.schema.envelope import RESERVED_FIELD_NAMES, RejectReason
+from agent_telemetry.schema.spec import base_type
 
 SEVERITY = "INFO"
 
@@ -175,7 +175,7 @@ def key_problems(unknown: list[object]) -> list[Problem]:
     others = 0
     for key in unknown:
         name = key if type(key) is str else None  # exact str only: no subclass's __eq__
-        if name is not None and name in ENVELOPE_NAMES:
+        if name is not None and name in RESERVED_FIELD_NAMES:
             reserved.append(name)
         else:
             others += 1

@@ -6,9 +6,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_telemetry.schema._errors import SchemaRuleError
-from agent_telemetry.schema._rules import violations
-from agent_telemetry.schema._spec import EventSpec, event_spec
+from agent_telemetry.errors import SchemaRuleError
+from agent_telemetry.schema.rules import violations
+from agent_telemetry.schema.spec import EventSpec, event_spec
 
 
 def count(ge: int, le: int, description: str) -> Any:

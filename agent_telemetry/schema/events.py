@@ -1,4 +1,4 @@
-"""The event catalogue, schema_version 1 (DESIGN.md, "The event catalogue").
+"""The event catalogue, schema_version 1 (docs/design.md, "The event catalogue").
 
 Enum types are StrEnums so services can write ``Lane.PUBLIC`` or plain ``"public"``.
 """

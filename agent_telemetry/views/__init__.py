@@ -1,9 +1,9 @@
 """Generated BigQuery views over the telemetry sink, bound field by field to the models.
 
-Public API (heavy modules load on first use, so ``import agent_telemetry.views`` and the
-CLI stay cheap):
+SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
+(``agent_telemetry.deploy``). Heavy modules (sqlglot, jinja2) load on first use, so
+``import agent_telemetry.views`` and the CLI stay cheap.
 
-- ``load_config(path) -> DeploymentConfig``: the deployment file, identifiers validated;
 - ``generate_views(config, layout=None, specs=None) -> tuple[ViewDefinition, ...]``: one
   view per event version (``specs``, default every registered version), then
   ``telemetry_quality``; ``view_name(event, version)`` names them (version 1: the event's
@@ -12,13 +12,7 @@ CLI stay cheap):
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
-  committed SQL for every layout and the data dictionary ``docs/telemetry.md``;
-- BigQuery deployment (the ``[bigquery]`` extra): ``BigQueryWarehouse.connect(...)``,
-  ``make_plan(warehouse, config) -> DeploymentPlan``, ``approve(plan, by) -> Approval``,
-  ``apply_plan(warehouse, config, approval) -> ApplyResult``;
-- ``Warehouse``: the local DuckDB warehouse (log files -> sink-shaped table -> these
-  views, transpiled by sqlglot), see ``agent_telemetry.views.warehouse``;
-- ``check_logs(paths) -> CheckReport``: real log lines checked against the models.
+  committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
 """
 
 from __future__ import annotations
@@ -26,33 +20,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from agent_telemetry.views._config import (
-    LAYOUTS,
-    ConfigError,
-    DeploymentConfig,
-    KnownEvents,
-    Layout,
-    SourceConfig,
-    TargetConfig,
-    check_exceptions,
-    load_config,
-    parse_config,
-)
-from agent_telemetry.views._describe import ENVELOPE_NAMES, QUALITY_VIEW, view_name
-from agent_telemetry.views._sink import PAYLOAD_COLUMN, sink_schema
+from agent_telemetry.views._describe import QUALITY_VIEW, VIEW_ENVELOPE_COLUMNS, view_name
+from agent_telemetry.views._sink import PAYLOAD_COLUMN, payload_fields, sink_schema, table_columns
 
 if TYPE_CHECKING:
-    from agent_telemetry.views._bigquery_apply import ApplyResult, apply_plan
-    from agent_telemetry.views._bigquery_approval import (
-        Approval,
-        ApprovalError,
-        approve,
-        read_approval,
-        write_approval,
-    )
-    from agent_telemetry.views._bigquery_client import BigQueryWarehouse
-    from agent_telemetry.views._bigquery_plan import DeploymentPlan, PlanError, make_plan
-    from agent_telemetry.views._bigquery_types import BigQueryError
     from agent_telemetry.views._bindings import (
         BindingViolation,
         binding_violations,
@@ -67,28 +38,16 @@ if TYPE_CHECKING:
         expected_files,
         sql_path,
     )
-    from agent_telemetry.views._checklogs import CheckReport, check_logs
     from agent_telemetry.views._render import (
+        MANAGED_BY,
         ColumnDoc,
         ViewBuildError,
         ViewDefinition,
         generate_views,
+        table_ref,
     )
-    from agent_telemetry.views.warehouse import LoadReport, Warehouse
 
 _LAZY = {
-    "ApplyResult": "_bigquery_apply",
-    "apply_plan": "_bigquery_apply",
-    "Approval": "_bigquery_approval",
-    "ApprovalError": "_bigquery_approval",
-    "approve": "_bigquery_approval",
-    "read_approval": "_bigquery_approval",
-    "write_approval": "_bigquery_approval",
-    "BigQueryWarehouse": "_bigquery_client",
-    "DeploymentPlan": "_bigquery_plan",
-    "PlanError": "_bigquery_plan",
-    "make_plan": "_bigquery_plan",
-    "BigQueryError": "_bigquery_types",
     "BindingViolation": "_bindings",
     "binding_violations": "_bindings",
     "column_lineage": "_bindings",
@@ -99,15 +58,12 @@ _LAZY = {
     "build": "_build",
     "expected_files": "_build",
     "sql_path": "_build",
+    "MANAGED_BY": "_render",
     "ColumnDoc": "_render",
     "ViewBuildError": "_render",
     "ViewDefinition": "_render",
     "generate_views": "_render",
-    # The local warehouse (DuckDB): see agent_telemetry.views.warehouse.
-    "CheckReport": "_checklogs",
-    "check_logs": "_checklogs",
-    "LoadReport": "warehouse",
-    "Warehouse": "warehouse",
+    "table_ref": "_render",
 }
 
 
@@ -121,49 +77,27 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "ENVELOPE_NAMES",
     "GENERATED_DIR",
-    "LAYOUTS",
+    "MANAGED_BY",
     "PAYLOAD_COLUMN",
     "QUALITY_VIEW",
-    "ApplyResult",
-    "Approval",
-    "ApprovalError",
-    "BigQueryError",
-    "BigQueryWarehouse",
+    "VIEW_ENVELOPE_COLUMNS",
     "BindingViolation",
     "BuildResult",
-    "CheckReport",
     "ColumnDoc",
-    "ConfigError",
-    "DeploymentConfig",
-    "DeploymentPlan",
-    "KnownEvents",
-    "Layout",
-    "LoadReport",
-    "PlanError",
-    "SourceConfig",
-    "TargetConfig",
     "ViewBuildError",
     "ViewDefinition",
-    "Warehouse",
-    "apply_plan",
-    "approve",
     "binding_violations",
     "build",
-    "check_exceptions",
-    "check_logs",
     "column_lineage",
     "expected_files",
     "expected_sources",
     "generate_views",
-    "load_config",
-    "make_plan",
-    "parse_config",
-    "read_approval",
+    "payload_fields",
     "sink_schema",
     "sql_path",
+    "table_columns",
+    "table_ref",
     "view_lineage",
     "view_name",
-    "write_approval",
 ]

@@ -21,9 +21,9 @@ from sqlglot.lineage import Node, lineage
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, build_scope
 
+from agent_telemetry.config import Layout
 from agent_telemetry.schema import EventSpec
-from agent_telemetry.views._config import Layout
-from agent_telemetry.views._describe import ENVELOPE_NAMES
+from agent_telemetry.views._describe import VIEW_ENVELOPE_COLUMNS
 from agent_telemetry.views._render import DIALECT, json_path_key
 from agent_telemetry.views._sink import PAYLOAD_COLUMN, table_columns
 
@@ -182,14 +182,14 @@ def binding_violations(
     fields = spec.field_names
     problems: list[BindingViolation] = []
     for column, count in counts.items():
-        if column not in fields and column not in ENVELOPE_NAMES:
+        if column not in fields and column not in VIEW_ENVELOPE_COLUMNS:
             problems.append(
                 BindingViolation(name, column, "is neither a model field nor an envelope column")
             )
         if count > 1:
             problems.append(BindingViolation(name, column, f"appears {count} times"))
     expected = expected_sources(spec, layout)
-    for column in (*fields, *ENVELOPE_NAMES):
+    for column in (*fields, *VIEW_ENVELOPE_COLUMNS):
         if counts[column] == 0:
             kind = "model field" if column in fields else "envelope column"
             problems.append(BindingViolation(name, column, f"{kind} has no column in the view"))

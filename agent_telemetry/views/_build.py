@@ -12,8 +12,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_telemetry.config import LAYOUTS, DeploymentConfig, load_config
+from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.schema import EventSpec
-from agent_telemetry.views._config import LAYOUTS, DeploymentConfig, load_config
 from agent_telemetry.views._docs import data_dictionary
 from agent_telemetry.views._render import ViewDefinition, generate_views
 
@@ -74,7 +75,7 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-class InstalledPackageError(ValueError):
+class InstalledPackageError(AgentTelemetryError, ValueError):
     """``views build`` was about to write into an installed copy of the package."""
 
 

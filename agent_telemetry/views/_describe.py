@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.schema import EventSpec, FieldSpec, version_catalogue
-from agent_telemetry.views._config import DeploymentConfig, Layout
 from agent_telemetry.views._sink import PAYLOAD_COLUMN
 
 QUALITY_VIEW = "telemetry_quality"
@@ -72,7 +72,7 @@ ENVELOPE_COLUMNS: tuple[EnvelopeColumn, ...] = (
         "Names of fields whose values the emitter rejected; those columns are NULL.",
     ),
 )
-ENVELOPE_NAMES: tuple[str, ...] = tuple(c.name for c in ENVELOPE_COLUMNS)
+VIEW_ENVELOPE_COLUMNS: tuple[str, ...] = tuple(c.name for c in ENVELOPE_COLUMNS)
 
 
 @dataclass(frozen=True, slots=True)

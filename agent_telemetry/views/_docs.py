@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agent_telemetry.config import DeploymentConfig
 from agent_telemetry.schema import EventSpec
-from agent_telemetry.views._config import DeploymentConfig
 from agent_telemetry.views._render import ViewDefinition
 from agent_telemetry.views._sink import PAYLOAD_COLUMN, payload_fields
 

@@ -19,8 +19,10 @@ from sqlglot import exp
 from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer.qualify import qualify
 
-from agent_telemetry.schema import NOT_A_FIELD, EventSpec, version_catalogue
-from agent_telemetry.views._config import DeploymentConfig, Layout
+from agent_telemetry.config import DeploymentConfig, Layout
+from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.schema import EventSpec, version_catalogue
+from agent_telemetry.schema.envelope import NOT_A_FIELD
 from agent_telemetry.views._describe import (
     ENVELOPE_COLUMNS,
     QUALITY_COLUMNS,
@@ -37,7 +39,7 @@ DIALECT = "bigquery"
 MANAGED_BY = "agent-telemetry"
 
 
-class ViewBuildError(Exception):
+class ViewBuildError(AgentTelemetryError):
     """Generated SQL failed to parse or qualify: a bug in a template or the models."""
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_telemetry.config import Layout
 from agent_telemetry.schema import EventSpec, FieldSpec, version_catalogue
-from agent_telemetry.views._config import Layout
 
 Field = dict[str, Any]
 
@@ -26,7 +26,7 @@ PAYLOAD_COLUMN: dict[Layout, str] = {
     "analytics": "json_payload",
 }
 
-# Envelope keys the emitter writes into every payload (DESIGN.md, "The event catalogue").
+# Envelope keys the emitter writes into every payload (docs/design.md, "The event catalogue").
 ENVELOPE_PAYLOAD: tuple[Field, ...] = (
     {
         "name": "event",

@@ -16,7 +16,8 @@ from click.testing import CliRunner, Result
 
 from agent_telemetry.check import render, run_check
 from agent_telemetry.cli import main
-from agent_telemetry.schema import LOCK_PATH, build_lock, catalogue, dump_lock, parse_lock
+from agent_telemetry.schema import catalogue
+from agent_telemetry.schema.lock import LOCK_PATH, build_lock, dump_lock, parse_lock
 from tests.schema.copies import LockData, field, real_lock_data
 
 REPO = Path(__file__).parents[2]

@@ -10,7 +10,8 @@ import pytest
 
 from agent_telemetry.check import FORMATS, CheckReport, Finding, render
 from agent_telemetry.check._schema_stages import compat_findings
-from agent_telemetry.schema import EVENTS, LOCK_PATH, dump_lock
+from agent_telemetry.schema import EVENTS
+from agent_telemetry.schema.lock import LOCK_PATH, dump_lock
 from tests.schema.copies import LockData, Mutation, field, mutated
 from tests.schema.test_compat import ADDITIVE, BASE, BREAKING
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_telemetry.schema import COMPAT_RULES
+from agent_telemetry.schema.compat import COMPAT_RULES
 
 README = Path(__file__).parents[2] / "README.md"
 

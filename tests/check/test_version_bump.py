@@ -23,20 +23,15 @@ import pytest
 from pydantic import Field
 
 from agent_telemetry.check import CheckReport, render, run_check
-from agent_telemetry.schema import (
-    LOCK_PATH,
-    PipelineRun,
-    TelemetryEvent,
-    build_lock,
-    dump_lock,
-    registry_specs,
-    version_registry,
-)
-from agent_telemetry.views import GENERATED_DIR, LAYOUTS, build, load_config
+from agent_telemetry.config import LAYOUTS, load_config
+from agent_telemetry.schema import PipelineRun, TelemetryEvent
+from agent_telemetry.schema.lock import LOCK_PATH, build_lock, dump_lock
+from agent_telemetry.schema.versions import registry_specs, version_registry
+from agent_telemetry.views import GENERATED_DIR, build
 from tests.check.test_cli import git
 from tests.schema.copies import copy_model, models_with
 from tests.schema.test_compat import LaneWithoutPremium
-from tests.views.test_duckdb import _create_views, _insert, _rows, _sink
+from tests.warehouse.test_duckdb import _create_views, _insert, _rows, _sink
 
 REPO = Path(__file__).parents[2]
 LOCK_IN_REPO = "agent_telemetry/schema/schema.lock.json"

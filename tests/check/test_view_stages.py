@@ -11,16 +11,11 @@ import pytest
 
 from agent_telemetry.check import CheckReport, Finding, render
 from agent_telemetry.check._view_stages import binding_findings, drift_findings, kept_view_findings
-from agent_telemetry.schema import (
-    EVENT_VERSIONS,
-    LOCK_PATH,
-    PipelineRun,
-    build_lock,
-    dump_lock,
-    registry_specs,
-    version_catalogue,
-)
-from agent_telemetry.views import GENERATED_DIR, LAYOUTS, build
+from agent_telemetry.config import LAYOUTS
+from agent_telemetry.schema import EVENT_VERSIONS, PipelineRun, version_catalogue
+from agent_telemetry.schema.lock import LOCK_PATH, build_lock, dump_lock
+from agent_telemetry.schema.versions import registry_specs
+from agent_telemetry.views import GENERATED_DIR, build
 from tests.schema.copies import copy_model, lock_of, registry_with
 
 REPO = Path(__file__).parents[2]

@@ -8,19 +8,9 @@ from typing import Any, ClassVar
 
 from pydantic.fields import FieldInfo
 
-from agent_telemetry.schema import (
-    EVENTS,
-    RETIRED,
-    Registry,
-    SchemaLock,
-    TelemetryEvent,
-    build_lock,
-    catalogue,
-    event_spec,
-    lock_json,
-    parse_lock,
-    version_registry,
-)
+from agent_telemetry.schema import EVENTS, RETIRED, TelemetryEvent, catalogue, event_spec
+from agent_telemetry.schema.lock import SchemaLock, build_lock, lock_json, parse_lock
+from agent_telemetry.schema.versions import Registry, version_registry
 
 LockData = dict[str, Any]
 Mutation = Callable[[LockData], None]

@@ -1,4 +1,4 @@
-"""The four catalogue events, exactly as DESIGN.md lists them."""
+"""The four catalogue events, exactly as docs/design.md lists them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from agent_telemetry.schema import EVENTS, catalogue, event_spec
 
-# DESIGN.md, "The event catalogue": field -> (kind, required, members or (ge, le)).
+# docs/design.md, "The event catalogue": field -> (kind, required, members or (ge, le)).
 EXPECTED: dict[str, dict[str, tuple[str, bool, Any]]] = {
     "pipeline_run": {
         "lane": ("enum", True, ("public", "admin", "premium")),

@@ -14,20 +14,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import Field, ValidationError
 
-from agent_telemetry.schema import (
+from agent_telemetry.schema import ChatTurn, PipelineRender, PipelineRun, count
+from agent_telemetry.schema.compat import (
     COMPAT_RULES,
-    ChatTurn,
     CompatException,
-    PipelineRender,
-    PipelineRun,
-    SchemaLock,
     apply_exceptions,
-    classify,
+    classify_changes,
     compare,
-    count,
     near_identical,
-    parse_lock,
 )
+from agent_telemetry.schema.lock import SchemaLock, parse_lock
 from tests.schema.copies import (
     LockData,
     Mutation,
@@ -168,7 +164,7 @@ ADDITIVE: list[tuple[str, Mutation, str]] = [
 def test_each_rule_fires_on_its_mutation(mutation: Mutation, rules: set[str]) -> None:
     changes = compare(BASE, mutated(mutation))
     assert {c.rule for c in changes if c.classification == "breaking"} == rules
-    assert classify(changes) == "breaking"
+    assert classify_changes(changes) == "breaking"
 
 
 @pytest.mark.parametrize(
@@ -178,12 +174,12 @@ def test_additive_twins_are_additions(mutation: Mutation, rule: str) -> None:
     changes = compare(BASE, mutated(mutation))
     assert [c for c in changes if c.classification == "breaking"] == []
     assert rule in {c.rule for c in changes}
-    assert classify(changes) == "addition"
+    assert classify_changes(changes) == "addition"
 
 
 def test_an_unchanged_lock_has_no_changes() -> None:
     assert compare(BASE, parse_lock(real_lock_data())) == ()
-    assert classify(()) == "none"
+    assert classify_changes(()) == "none"
 
 
 def test_member_order_is_not_a_change() -> None:
@@ -314,7 +310,7 @@ def test_a_version_bump_passes_and_keeps_the_old_version() -> None:
     assert current.events["pipeline_run"][1] == BASE.events["pipeline_run"][1]
     assert set(current.events["pipeline_run"]) == {1, 2}
     changes = compare(BASE, current)
-    assert classify(changes) == "addition"
+    assert classify_changes(changes) == "addition"
     (change,) = changes
     assert (change.rule, change.version) == ("EVENT_NO_DELETE", 2)
     assert "version 1 kept" in change.detail
@@ -461,9 +457,9 @@ def test_enum_changes_are_breaking_exactly_when_a_member_goes(
 
     changes = compare(BASE, mutated(change))
     gone = {"public", "admin", "premium"} - kept - added
-    assert (classify(changes) == "breaking") == bool(gone)
+    assert (classify_changes(changes) == "breaking") == bool(gone)
     if not gone and added - {"public", "admin", "premium"}:
-        assert classify(changes) == "addition"
+        assert classify_changes(changes) == "addition"
 
 
 def test_lock_of_nothing_is_empty() -> None:

@@ -6,19 +6,15 @@ import json
 
 import pytest
 
-from agent_telemetry.schema import (
+from agent_telemetry.schema import EventSpec, PipelineRun, catalogue, event_spec, version_catalogue
+from agent_telemetry.schema.lock import (
     LOCK_PATH,
-    EventSpec,
     LockFormatError,
-    PipelineRun,
     build_lock,
-    catalogue,
     dump_lock,
-    event_spec,
     load_lock,
     lock_lines,
     parse_lock,
-    version_catalogue,
 )
 from tests.schema.copies import copy_model, lock_of, real_lock_data, registry_with
 

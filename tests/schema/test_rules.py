@@ -8,7 +8,8 @@ from typing import Any, ClassVar, Literal
 import pytest
 from pydantic import ConfigDict, Field
 
-from agent_telemetry.schema import RULES, SchemaRuleError, TelemetryEvent, count, flag
+from agent_telemetry.schema import SchemaRuleError, TelemetryEvent, count, flag
+from agent_telemetry.schema.rules import RULES
 
 
 def define(name: str = "probe_event", doc: str | None = "A probe.", **fields: Any) -> type:

@@ -11,18 +11,20 @@ from agent_telemetry.schema import (
     EVENT_VERSIONS,
     EVENTS,
     RETIRED,
-    VERSION_RULES,
     ChatTurn,
     PipelineRender,
     PipelineRun,
     SchemaRuleError,
     TelemetryEvent,
-    VersionRuleError,
     count,
-    current_models,
     event_spec,
-    registry_specs,
     version_catalogue,
+)
+from agent_telemetry.schema.versions import (
+    VERSION_RULES,
+    VersionRuleError,
+    current_models,
+    registry_specs,
     version_registry,
 )
 from tests.schema.copies import copy_model, models_with

@@ -16,12 +16,10 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
 from agent_telemetry.schema import EventSpec, catalogue
 from agent_telemetry.views import (
-    LAYOUTS,
     PAYLOAD_COLUMN,
-    DeploymentConfig,
-    Layout,
     ViewDefinition,
     _render,
     binding_violations,
@@ -29,7 +27,7 @@ from agent_telemetry.views import (
     generate_views,
     view_lineage,
 )
-from tests.views.conftest import EXAMPLE_CONFIG
+from tests.conftest import EXAMPLE_CONFIG
 
 TEMPLATES = Path(_render.__file__).parent / "templates"
 CASES = [(layout, spec.name) for layout in LAYOUTS for spec in catalogue()]
@@ -43,7 +41,7 @@ FIELD_CASES = [
 
 @cache
 def _views(layout: Layout) -> dict[str, ViewDefinition]:
-    from agent_telemetry.views import load_config
+    from agent_telemetry.config import load_config
 
     return {v.name: v for v in generate_views(load_config(EXAMPLE_CONFIG), layout)}
 

@@ -10,16 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from agent_telemetry.cli import main
+from agent_telemetry.config import LAYOUTS
 from agent_telemetry.schema import EventSpec, catalogue
-from agent_telemetry.views import (
-    GENERATED_DIR,
-    LAYOUTS,
-    QUALITY_VIEW,
-    build,
-    sql_path,
-)
+from agent_telemetry.views import GENERATED_DIR, QUALITY_VIEW, build, sql_path
 from agent_telemetry.views._build import installed_package
-from tests.views.conftest import EXAMPLE_CONFIG, REPO
+from tests.conftest import EXAMPLE_CONFIG, REPO
 
 COMMITTED_DOCS = REPO / "docs" / "telemetry.md"
 

@@ -13,15 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlglot import exp
 
+from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
 from agent_telemetry.schema import catalogue
-from agent_telemetry.views import (
-    LAYOUTS,
-    QUALITY_VIEW,
-    DeploymentConfig,
-    Layout,
-    ViewBuildError,
-    generate_views,
-)
+from agent_telemetry.views import QUALITY_VIEW, ViewBuildError, generate_views
 from agent_telemetry.views._describe import source_plan
 from agent_telemetry.views._render import compile_query, sql_literal
 
@@ -58,11 +52,12 @@ def test_generating_twice_gives_the_same_bytes(config: DeploymentConfig, layout:
 def test_generation_is_stable_across_processes(config: DeploymentConfig) -> None:
     code = (
         "import json\n"
-        "from agent_telemetry.views import LAYOUTS, generate_views, load_config\n"
+        "from agent_telemetry.config import LAYOUTS, load_config\n"
+        "from agent_telemetry.views import generate_views\n"
         "c = load_config('telemetry.toml')\n"
         "print(json.dumps({l: [v.sql_sha256 for v in generate_views(c, l)] for l in LAYOUTS}))"
     )
-    from tests.views.conftest import REPO
+    from tests.conftest import REPO
 
     out = subprocess.run(
         [sys.executable, "-c", code],

@@ -11,11 +11,11 @@ import dataclasses
 import pytest
 from pydantic import Field
 
-from agent_telemetry.schema import EventSpec, PipelineRun, event_spec, registry_specs
+from agent_telemetry.config import DeploymentConfig, Layout
+from agent_telemetry.schema import EventSpec, PipelineRun, event_spec
+from agent_telemetry.schema.versions import registry_specs
 from agent_telemetry.views import (
     QUALITY_VIEW,
-    DeploymentConfig,
-    Layout,
     ViewBuildError,
     binding_violations,
     generate_views,

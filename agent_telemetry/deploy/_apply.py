@@ -1,0 +1,193 @@
+"""apply: recompute the plan, refuse anything the approval does not cover, then write.
+
+Nothing is written when the approval does not cover the plan, when a view is blocked
+(changed outside this tool, or not this tool's) without ``--adopt``, when a table (not a
+view) holds a view's name, or when any generated view fails its dry run (``--patch-sink``
+first adds the sink fields the approval lists, then the failing views are dry-run again).
+
+Each view is written in two patches so that a failure between them is recognisable:
+1. the SQL with labels ``sql-sha256=<new>`` and ``meta-sha256=pending`` (create, or
+   update of ``view.query`` and labels);
+2. description, column descriptions and the final labels together.
+Then it is read back and must plan as unchanged. A view that fails is reported and the
+others still go ahead; the next apply, with the same approval, finishes the job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_telemetry.config import DeploymentConfig, Layout
+from agent_telemetry.deploy._approval import Approval, approval_problems
+from agent_telemetry.deploy._client import BigQueryWarehouse
+from agent_telemetry.deploy._plan import (
+    META_LABEL,
+    PENDING,
+    DeploymentPlan,
+    ViewPlan,
+    deployment_labels,
+    judge_view,
+    make_plan,
+    read_deployed,
+)
+from agent_telemetry.deploy._sink import patched_schema
+from agent_telemetry.deploy._types import BigQueryError, DryRun, TableField
+from agent_telemetry.views import ViewDefinition
+
+Outcome = Literal["created", "updated", "adopted", "unchanged", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class ViewResult:
+    name: str
+    outcome: Outcome
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    plan: DeploymentPlan
+    refused: tuple[str, ...] = ()
+    sink_patched: tuple[str, ...] = ()
+    results: tuple[ViewResult, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.refused and all(r.outcome != "failed" for r in self.results)
+
+    @property
+    def wrote(self) -> bool:
+        return bool(self.sink_patched) or any(
+            r.outcome in ("created", "updated", "adopted") for r in self.results
+        )
+
+
+def column_schema(
+    view: ViewDefinition, live: Sequence[TableField], output: Sequence[TableField]
+) -> tuple[TableField, ...]:
+    """The view's schema with the generated column descriptions.
+
+    Names, types and modes come from a dry run of the query just written (what BigQuery
+    derives the view's schema from; a patch that changes a type or mode is rejected), else
+    from the view as the server reports it, else from the generated column list. Only the
+    descriptions are ours.
+    """
+    by_name = {f.name.lower(): f for f in live}
+    by_name.update({f.name.lower(): f for f in output})
+    schema = []
+    for column in view.columns:
+        base = by_name.get(column.name.lower()) or TableField.from_api(column.schema_field())
+        schema.append(TableField(base.name, base.type, base.mode, column.description, base.fields))
+    return tuple(schema)
+
+
+def _write_view(
+    warehouse: BigQueryWarehouse, planned: ViewPlan, output: DryRun, *, adopt: bool
+) -> ViewResult:
+    view = planned.view
+    final = deployment_labels(view)
+    state = planned.deployed.state
+    kept = dict(state.labels) if state is not None else {}
+    try:
+        if state is None:
+            warehouse.create_view(
+                view.table_id,
+                query=view.query,
+                description=view.description,
+                labels={**final, META_LABEL: PENDING},
+            )
+        else:
+            warehouse.set_view_query(
+                view.table_id, query=view.query, labels={**kept, **final, META_LABEL: PENDING}
+            )
+        live = warehouse.get_table(view.table_id)
+        if live is None:
+            raise BigQueryError(f"{view.table_id} is gone after it was written")
+        warehouse.set_metadata(
+            view.table_id,
+            description=view.description,
+            schema=column_schema(view, live.schema, output.schema),
+            labels={**live.labels, **final},
+        )
+    except BigQueryError as exc:
+        return ViewResult(view.name, "failed", str(exc))
+    verdict = judge_view(view, read_deployed(warehouse, view))
+    if verdict.action != "unchanged":
+        return ViewResult(
+            view.name, "failed", "written, but reads back as " + "; ".join(verdict.reasons)
+        )
+    if state is None:
+        return ViewResult(view.name, "created")
+    return ViewResult(view.name, "adopted" if adopt and planned.blocked else "updated")
+
+
+def _blocked(plan: DeploymentPlan, adopt: bool) -> list[str]:
+    problems = []
+    for view in plan.views:
+        state = view.deployed.state
+        if state is not None and state.kind != "VIEW":
+            problems.append(f"{view.name}: {view.verdict.reasons[0]}")
+        elif view.blocked and not adopt:
+            problems.append(
+                f"{view.name}: {view.action} ({'; '.join(view.verdict.reasons)}); "
+                "rerun with --adopt to overwrite it"
+            )
+    return problems
+
+
+def apply_plan(
+    warehouse: BigQueryWarehouse,
+    config: DeploymentConfig,
+    approval: Approval,
+    *,
+    views: Sequence[ViewDefinition] | None = None,
+    layout: Layout | None = None,
+    adopt: bool = False,
+    patch_sink: bool = False,
+) -> ApplyResult:
+    """Apply the approved plan; see the module docstring for when it writes nothing."""
+    plan = make_plan(warehouse, config, views, layout)
+    refused = approval_problems(approval, plan)
+    if refused:
+        return ApplyResult(plan, refused=tuple(refused))
+    blocked = _blocked(plan, adopt)
+    if blocked:
+        return ApplyResult(plan, refused=tuple(blocked))
+
+    outputs = {v.name: v.dry_run for v in plan.views}
+    sink_patched: tuple[str, ...] = ()
+    sink = plan.sink
+    if not all(d.ok for d in outputs.values()) and not (patch_sink and sink.missing):
+        failures = [f"{n}: dry run failed: {d.error}" for n, d in outputs.items() if not d.ok]
+        if sink.missing:
+            failures.append(
+                f"the sink lacks {len(sink.missing)} payload field(s); "
+                "--patch-sink adds them (NULLABLE) before the views are written"
+            )
+        return ApplyResult(plan, refused=tuple(failures))
+    if patch_sink and sink.missing and sink.state is not None and sink.table_id is not None:
+        try:
+            warehouse.set_schema(
+                sink.table_id,
+                base=sink.state.schema,
+                schema=patched_schema(sink.state.schema, sink.missing),
+            )
+        except BigQueryError as exc:
+            return ApplyResult(plan, refused=(str(exc),))
+        sink_patched = sink.missing_paths
+        for view in plan.views:
+            if not outputs[view.name].ok:
+                outputs[view.name] = warehouse.dry_run(view.view.query)
+        failures = [f"{n}: dry run failed: {d.error}" for n, d in outputs.items() if not d.ok]
+        if failures:
+            return ApplyResult(plan, refused=tuple(failures), sink_patched=sink_patched)
+
+    results = []
+    for view in plan.views:
+        if view.action == "unchanged":
+            results.append(ViewResult(view.name, "unchanged"))
+            continue
+        results.append(_write_view(warehouse, view, outputs[view.name], adopt=adopt))
+    return ApplyResult(plan, sink_patched=sink_patched, results=tuple(results))

@@ -1,0 +1,94 @@
+"""Plain-text reports of a plan, an approval and an apply, as the CLI prints them."""
+
+from __future__ import annotations
+
+from agent_telemetry.deploy._apply import ApplyResult
+from agent_telemetry.deploy._approval import Approval
+from agent_telemetry.deploy._plan import ACTIONS, DeploymentPlan
+
+_WIDTH = max(len(a) for a in (*ACTIONS, "created", "updated", "adopted", "failed"))
+
+
+def _indent(text: str, prefix: str = "      ") -> list[str]:
+    return [prefix + line for line in text.splitlines()]
+
+
+def sink_lines(plan: DeploymentPlan) -> list[str]:
+    sink = plan.sink
+    if sink.table_id is None:
+        return [f"sink: none to check ({plan.layout} layout reads Log Analytics' _AllLogs)"]
+    if sink.state is None:
+        return [f"sink {sink.table_id}: not found"]
+    if not sink.missing:
+        return [f"sink {sink.table_id}: every payload field present"]
+    lines = [f"sink {sink.table_id}: {len(sink.missing)} payload field(s) missing"]
+    lines += [f"  + {path}" for path in sink.missing_paths]
+    lines.append("  (apply --patch-sink adds them; nothing is removed or retyped)")
+    return lines
+
+
+def render_plan(plan: DeploymentPlan) -> str:
+    lines = [
+        f"target: {plan.target} (layout {plan.layout})",
+        f"source: {plan.source}",
+        *sink_lines(plan),
+        "",
+    ]
+    for view in plan.views:
+        head = f"  {view.action:<{_WIDTH}}  {view.name}"
+        if view.verdict.reasons:
+            head += ": " + "; ".join(view.verdict.reasons)
+        if view.blocked:
+            head += " (apply refuses without --adopt)"
+        lines.append(head)
+        if view.diff:
+            lines += _indent(view.diff)
+    failures = plan.dry_run_failures
+    lines.append("")
+    ok = len(plan.views) - len(failures)
+    lines.append(f"dry run: {ok} ok, {len(failures)} failed")
+    lines += [f"  {v.name}: {v.dry_run.error}" for v in failures]
+    counts = plan.counts()
+    summary = ", ".join(f"{counts[a]} {a}" for a in ACTIONS if counts[a])
+    lines.append(f"views: {summary}")
+    lines.append(f"plan hash: {plan.plan_hash}")
+    return "\n".join(lines) + "\n"
+
+
+def render_approval(approval: Approval, path: str) -> str:
+    actions = [v.action for v in approval.views]
+    summary = ", ".join(f"{actions.count(a)} {a}" for a in ACTIONS if a in actions)
+    lines = [
+        f"approved {approval.plan_hash}",
+        f"  target {approval.target}, by {approval.approved_by} at {approval.approved_at}",
+        f"  views: {summary}",
+    ]
+    if approval.sink.missing:
+        lines.append(f"  sink fields to add: {', '.join(approval.sink.missing)}")
+    lines.append(f"wrote {path}: review it, commit it, then run views apply --approval {path}")
+    return "\n".join(lines) + "\n"
+
+
+def render_apply(result: ApplyResult) -> str:
+    plan = result.plan
+    lines = [f"apply to {plan.target} (plan {plan.plan_hash})"]
+    if result.sink_patched:
+        lines.append(f"sink {plan.sink.table_id}: added {', '.join(result.sink_patched)}")
+    if result.refused:
+        lines.append(
+            "refused; " + ("no view written:" if result.sink_patched else "nothing written:")
+        )
+        lines += [f"  - {reason}" for reason in result.refused]
+        return "\n".join(lines) + "\n"
+    for item in result.results:
+        line = f"  {item.outcome:<{_WIDTH}}  {item.name}"
+        if item.detail:
+            line += f": {item.detail}"
+        lines.append(line)
+    outcomes = [r.outcome for r in result.results]
+    order = ("created", "updated", "adopted", "unchanged", "failed")
+    summary = ", ".join(f"{outcomes.count(o)} {o}" for o in order if o in outcomes)
+    if not result.wrote and result.ok:
+        summary += " (nothing to do)"
+    lines.append(f"applied: {summary}" if result.ok else f"incomplete: {summary}; rerun apply")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,220 @@
+"""``agent-telemetry views plan | approve | apply``: the BigQuery deployment.
+
+google-cloud-bigquery (the ``[bigquery]`` extra) is imported inside the commands. Every
+error exits 1, usage errors included, so ``plan --exit-code`` can give 2 one meaning:
+changes are pending.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from agent_telemetry.views.cli_options import config_option
+
+if TYPE_CHECKING:
+    from agent_telemetry.config import DeploymentConfig, Layout
+    from agent_telemetry.deploy._client import BigQueryWarehouse
+    from agent_telemetry.deploy._plan import DeploymentPlan
+
+DEFAULT_APPROVAL = Path("telemetry-approval.json")
+
+
+class _UsageError(click.UsageError):
+    exit_code = 1
+
+
+class _ExitOneOnError(click.Command):
+    """Usage errors exit 1 (click's default is 2, which ``--exit-code`` reserves)."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise _UsageError(exc.format_message(), exc.ctx) from None
+
+
+def _fail(exc: Exception) -> NoReturn:
+    raise click.ClickException(str(exc)) from None
+
+
+def _load(config_path: Path) -> DeploymentConfig:
+    from agent_telemetry.config import ConfigError, load_config
+
+    try:
+        return load_config(config_path)
+    except ConfigError as exc:
+        _fail(exc)
+
+
+def _connect(config: DeploymentConfig, endpoint: str | None) -> BigQueryWarehouse:
+    from agent_telemetry.deploy._types import BigQueryError
+
+    try:
+        from agent_telemetry.deploy._client import BigQueryWarehouse
+
+        return BigQueryWarehouse.connect(project=config.target.project, endpoint=endpoint)
+    except BigQueryError as exc:
+        _fail(exc)
+
+
+def _layout(layout: str | None) -> Layout | None:
+    return layout  # type: ignore[return-value]  # click.Choice admits only layouts
+
+
+def _plan(config_path: Path, layout: str | None, endpoint: str | None) -> DeploymentPlan:
+    from agent_telemetry.deploy._plan import make_plan
+    from agent_telemetry.deploy._types import BigQueryError
+
+    config = _load(config_path)
+    warehouse = _connect(config, endpoint)
+    try:
+        return make_plan(warehouse, config, layout=_layout(layout))
+    except BigQueryError as exc:
+        _fail(exc)
+
+
+_layout_option = click.option(
+    "--layout",
+    type=click.Choice(["partitioned", "sharded", "analytics"]),
+    default=None,
+    help="Source layout (default: the config's).",
+)
+_endpoint_option = click.option(
+    "--endpoint",
+    metavar="URL",
+    default=None,
+    help=(
+        "BigQuery API server to use with anonymous credentials (also "
+        "$AGENT_TELEMETRY_BQ_ENDPOINT); default: Google's, with your default credentials."
+    ),
+)
+
+
+@click.command("plan", cls=_ExitOneOnError)
+@config_option
+@_layout_option
+@_endpoint_option
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    help="Exit 0 when there is nothing to do, 2 when changes are pending, 1 on error.",
+)
+def plan_command(
+    config_path: Path, layout: str | None, endpoint: str | None, exit_code: bool
+) -> None:
+    """Compare the deployed views with the generated ones; dry-run every view."""
+    from agent_telemetry.deploy._report import render_plan
+
+    plan = _plan(config_path, layout, endpoint)
+    click.echo(render_plan(plan), nl=False)
+    if plan.dry_run_failures:
+        sys.exit(1)
+    if exit_code:
+        sys.exit(plan.exit_code())
+
+
+@click.command("approve", cls=_ExitOneOnError)
+@config_option
+@_layout_option
+@_endpoint_option
+@click.option("--by", "approver", required=True, metavar="NAME", help="Who approves the plan.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_APPROVAL,
+    show_default=True,
+    help="Where to write the approval record.",
+)
+def approve_command(
+    config_path: Path, layout: str | None, endpoint: str | None, approver: str, output: Path
+) -> None:
+    """Plan, then write an approval record bound to the plan's hash (review and commit it)."""
+    from agent_telemetry.deploy._approval import (
+        ApprovalError,
+        approve,
+        check_approver,
+        write_approval,
+    )
+    from agent_telemetry.deploy._report import render_approval, render_plan
+
+    try:
+        check_approver(approver)
+    except ApprovalError as exc:
+        _fail(exc)
+    plan = _plan(config_path, layout, endpoint)
+    click.echo(render_plan(plan), nl=False)
+    try:
+        record = approve(plan, approver)
+        write_approval(record, output)
+    except ApprovalError as exc:
+        _fail(exc)
+    click.echo(render_approval(record, str(output)), nl=False)
+    if plan.dry_run_failures:
+        click.echo(
+            "note: dry runs fail; apply refuses until they pass "
+            "(--patch-sink adds missing sink fields first)",
+            err=True,
+        )
+
+
+@click.command("apply", cls=_ExitOneOnError)
+@config_option
+@_layout_option
+@_endpoint_option
+@click.option(
+    "--approval",
+    "approval_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The approval record written by `views approve`.",
+)
+@click.option(
+    "--adopt",
+    is_flag=True,
+    help="Overwrite views that changed outside agent-telemetry or that it did not create.",
+)
+@click.option(
+    "--patch-sink",
+    is_flag=True,
+    help="First add the approved missing payload fields (NULLABLE) to the sink table.",
+)
+def apply_command(
+    config_path: Path,
+    layout: str | None,
+    endpoint: str | None,
+    approval_path: Path,
+    adopt: bool,
+    patch_sink: bool,
+) -> None:
+    """Recompute the plan and, if the approval covers it, create or update the views."""
+    from agent_telemetry.deploy._apply import apply_plan
+    from agent_telemetry.deploy._approval import ApprovalError, read_approval
+    from agent_telemetry.deploy._report import render_apply
+    from agent_telemetry.deploy._types import BigQueryError
+
+    config = _load(config_path)
+    try:
+        approval = read_approval(approval_path)
+    except ApprovalError as exc:
+        _fail(exc)
+    warehouse = _connect(config, endpoint)
+    try:
+        result = apply_plan(
+            warehouse, config, approval, layout=_layout(layout), adopt=adopt, patch_sink=patch_sink
+        )
+    except BigQueryError as exc:
+        _fail(exc)
+    click.echo(render_apply(result), nl=False)
+    if not result.ok:
+        sys.exit(1)

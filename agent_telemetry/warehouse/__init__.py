@@ -1,0 +1,79 @@
+"""The local warehouse: log lines in a sink-shaped DuckDB table, the generated views on it.
+
+    from agent_telemetry.warehouse import Warehouse
+
+    with Warehouse() as wh:                      # or Warehouse("telemetry.duckdb")
+        report = wh.load(["telemetry.jsonl"])    # emitter lines or Cloud Logging exports
+        wh.create_views()                        # pipeline_run, chat_turn, ..., telemetry_quality
+        wh.sql("SELECT lane, count(*) FROM pipeline_run GROUP BY lane").fetchall()
+
+The sink table is typed from ``sink_schema("partitioned")`` and the views are the
+generated BigQuery SQL transpiled by sqlglot. ``check_logs(paths)`` checks real log
+lines against the models, field by field, without loading them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_telemetry.warehouse._checklogs import LogCheckReport, check_logs
+    from agent_telemetry.warehouse._warehouse import (
+        SINK_TABLE,
+        FileLoad,
+        LoadError,
+        LoadProgress,
+        LoadReport,
+        TranspileError,
+        Warehouse,
+        default_config,
+        duckdb_query,
+        local_views,
+    )
+
+# check-logs needs neither duckdb nor sqlglot: each name loads its own module on first use.
+_LAZY = {
+    "LogCheckReport": "_checklogs",
+    "check_logs": "_checklogs",
+    **dict.fromkeys(
+        (
+            "SINK_TABLE",
+            "FileLoad",
+            "LoadError",
+            "LoadProgress",
+            "LoadReport",
+            "TranspileError",
+            "Warehouse",
+            "default_config",
+            "duckdb_query",
+            "local_views",
+        ),
+        "_warehouse",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "SINK_TABLE",
+    "FileLoad",
+    "LoadError",
+    "LoadProgress",
+    "LoadReport",
+    "LogCheckReport",
+    "TranspileError",
+    "Warehouse",
+    "check_logs",
+    "default_config",
+    "duckdb_query",
+    "local_views",
+]

@@ -1,0 +1,110 @@
+"""How a ``check-logs`` report reads: rich tables for people, JSON for machines."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from agent_telemetry.warehouse._checklogs import RULES, LogCheckReport
+
+
+def render_json(report: LogCheckReport) -> str:
+    return json.dumps(report.as_dict(), indent=2)
+
+
+def _table(console: Console, title: str, *columns: str) -> Table:
+    console.print(f"[bold]{title}[/bold]", highlight=False)
+    table = Table()
+    for column in columns:
+        numeric = column in ("records", "telemetry", "non-telemetry", "truncated", "lines")
+        numeric = numeric or column in ("valid", "invalid")
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+    return table
+
+
+def render_text(report: LogCheckReport, console: Console) -> None:
+    files = _table(
+        console, "files", "file", "layout", "records", "telemetry", "non-telemetry", "truncated"
+    )
+    for checked in report.files:
+        truncated = f"{checked.truncated:,}"
+        if checked.truncated_at:
+            where = "line" if checked.layout == "lines" else "element"
+            truncated += f" ({where} {', '.join(str(p) for p in checked.truncated_at)})"
+        files.add_row(
+            checked.path,
+            checked.layout,
+            f"{checked.records:,}",
+            f"{checked.telemetry:,}",
+            f"{checked.non_telemetry:,}",
+            truncated,
+        )
+    console.print(files)
+
+    events = _table(console, "events", "event", "lines", "valid", "invalid")
+    for check in report.events.values():
+        style = "red" if check.invalid else None
+        events.add_row(
+            check.name, f"{check.lines:,}", f"{check.valid:,}", f"{check.invalid:,}", style=style
+        )
+    console.print(events)
+
+    if any(check.violations for check in report.events.values()):
+        violations = _table(
+            console, "violations (values are never shown)", "event", "field", "rule", "lines"
+        )
+        for check in report.events.values():
+            for (name, rule), count in sorted(check.violations.items()):
+                violations.add_row(check.name, name, rule, f"{count:,}")
+        console.print(violations)
+        broken = {rule for check in report.events.values() for _name, rule in check.violations}
+        for rule, text in RULES.items():
+            if rule in broken:
+                console.print(f"  [bold]{rule}[/bold]: {text}")
+    for title, counter in (
+        ("unknown events", report.unknown_events),
+        ("rejected by the emitter (telemetry_rejected)", report.rejected),
+    ):
+        if counter:
+            table = _table(console, title, "name", "lines")
+            for name, count in sorted(counter.items()):
+                table.add_row(name, f"{count:,}")
+            console.print(table)
+
+    rows = [
+        (check.name, name, *_coverage_cells(cov.as_dict()))
+        for check in report.events.values()
+        if check.lines
+        for name, cov in check.coverage.items()
+    ]
+    if rows:
+        coverage = _table(console, "coverage of valid values", "event", "field", "seen", "not seen")
+        for row in rows:
+            coverage.add_row(*row)
+        console.print(coverage)
+
+    if not report.telemetry:
+        console.print("[yellow]warning[/yellow]: no telemetry lines found")
+    elif report.clean:
+        console.print("[green]clean[/green]: every telemetry line matches its model")
+    else:
+        console.print(f"[red]{report.violations:,} line(s) with violations[/red]")
+
+
+def _coverage_cells(cov: dict[str, Any]) -> tuple[str, str]:
+    if cov["kind"] in ("enum", "bool"):
+        seen = ", ".join(str(v).lower() for v in cov["seen"]) or "-"
+        not_seen = ", ".join(str(v).lower() for v in cov["not_seen"]) or "-"
+        return seen, not_seen
+    if cov["min_seen"] is None:
+        return "-", f"{cov['ge']:,} .. {cov['le']:,}"
+    seen = f"{cov['min_seen']:,} .. {cov['max_seen']:,}"
+    missing = [
+        f"{label} {cov[bound]:,}"
+        for label, bound, flag in (("min", "ge", "ge_seen"), ("max", "le", "le_seen"))
+        if not cov[flag]
+    ]
+    return seen, ", ".join(missing) or "-"

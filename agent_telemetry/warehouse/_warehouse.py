@@ -1,0 +1,173 @@
+"""The local warehouse: log lines in a sink-shaped DuckDB table, the generated views on it.
+
+    from agent_telemetry.warehouse import Warehouse
+
+    with Warehouse() as wh:                      # or Warehouse("telemetry.duckdb")
+        report = wh.load(["telemetry.jsonl"])    # emitter lines or Cloud Logging exports
+        wh.create_views()                        # pipeline_run, chat_turn, ..., telemetry_quality
+        wh.sql("SELECT lane, count(*) FROM pipeline_run GROUP BY lane").fetchall()
+
+The sink table is typed from ``sink_schema("partitioned")`` (pass ``schema`` to load
+into a table typed the way a self-made BigQuery sink would have guessed it), and the
+views are the generated BigQuery SQL transpiled by sqlglot.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+
+import duckdb
+
+from agent_telemetry.warehouse._duckdb_types import BigQueryField
+from agent_telemetry.warehouse._duckdb_views import (
+    TranspileError,
+    create_duckdb_views,
+    duckdb_query,
+)
+from agent_telemetry.warehouse._load import (
+    SINK_TABLE,
+    FileLoad,
+    LoadError,
+    LoadReport,
+    default_sink_schema,
+    load_logs,
+)
+from agent_telemetry.warehouse._load_progress import LoadProgress
+from agent_telemetry.warehouse._load_sql import PAYLOAD, SinkColumns
+
+if TYPE_CHECKING:
+    from agent_telemetry.config import DeploymentConfig, Layout
+    from agent_telemetry.views import ViewDefinition
+
+__all__ = [
+    "SINK_TABLE",
+    "FileLoad",
+    "LoadError",
+    "LoadProgress",
+    "LoadReport",
+    "TranspileError",
+    "Warehouse",
+    "default_config",
+    "duckdb_query",
+    "local_views",
+]
+
+LOCAL_LAYOUT: Layout = "partitioned"
+_DEFAULT_CONFIG = {
+    "source": {"project": "agent-telemetry-local", "dataset": "agent_logs"},
+    "target": {"project": "agent-telemetry-local", "dataset": "agent_telemetry"},
+}
+
+
+def default_config(path: str | Path | None = None) -> DeploymentConfig:
+    """``path`` if given, else ``./telemetry.toml`` if present, else a local placeholder.
+
+    Only the source table names matter locally: they are what gets rewritten.
+    """
+    from agent_telemetry.config import load_config, parse_config
+
+    if path is not None:
+        return load_config(path)
+    if Path("telemetry.toml").is_file():
+        return load_config("telemetry.toml")
+    return parse_config(_DEFAULT_CONFIG, origin="built-in local config")
+
+
+@functools.cache
+def local_views(config: DeploymentConfig) -> tuple[ViewDefinition, ...]:
+    """The generated views for the sink-table layout the local warehouse mirrors.
+
+    Cached per config: generating and qualifying the SQL takes about a second.
+    """
+    from agent_telemetry.views import generate_views
+
+    return generate_views(config, LOCAL_LAYOUT)
+
+
+class Warehouse:
+    """A DuckDB database (in memory, or the file ``path``) with the sink table and views."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        config: DeploymentConfig | None = None,
+        schema: Sequence[BigQueryField] | None = None,
+        table: str = SINK_TABLE,
+    ) -> None:
+        self.con = duckdb.connect(":memory:" if path is None else str(path))
+        # The views' DATE(timestamp) is a UTC day, as in BigQuery.
+        self.con.execute("SET TimeZone = 'UTC'")
+        # Row order is never relied on (every query orders); unordered loads are faster.
+        self.con.execute("SET preserve_insertion_order = false")
+        self.config = default_config() if config is None else config
+        self.schema: Sequence[BigQueryField] = default_sink_schema() if schema is None else schema
+        self.table = table
+        self.sink = SinkColumns.from_schema(self.schema)
+
+    def __enter__(self) -> Warehouse:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def load(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        progress: LoadProgress | None = None,
+        replace: bool = True,
+        method: Literal["auto", "python"] = "auto",
+    ) -> LoadReport:
+        """Load log files into the sink table (recreated first unless ``replace`` is false)."""
+        return load_logs(
+            self.con,
+            paths,
+            table=self.table,
+            schema=self.schema,
+            progress=progress,
+            replace=replace,
+            method=method,
+        )
+
+    def views(self) -> tuple[ViewDefinition, ...]:
+        return local_views(self.config)
+
+    def create_views(self) -> tuple[str, ...]:
+        """Create every generated view under its BigQuery name; returns the names."""
+        source = self.config.source
+        return create_duckdb_views(
+            self.con,
+            self.views(),
+            (source.project, source.dataset, source.table_for(LOCAL_LAYOUT)),
+            sink_table=self.table,
+            payload_column=PAYLOAD,
+            payload_fields=self.sink.payload,
+        )
+
+    def sql(self, query: str, params: object = None) -> duckdb.DuckDBPyRelation:
+        """A relation for ``query`` (the views are plain DuckDB views)."""
+        return self.con.sql(query, params=params)
+
+    def rows(self, query: str, params: object = None) -> list[tuple[Any, ...]]:
+        """All rows of ``query``."""
+        return self.con.execute(query, params).fetchall()
+
+    def one(self, query: str, params: object = None) -> tuple[Any, ...]:
+        """The single row of ``query`` (an aggregate)."""
+        rows = self.rows(query, params)
+        if len(rows) != 1:
+            raise ValueError(f"expected one row, got {len(rows)}")
+        return rows[0]

@@ -1,0 +1,190 @@
+"""Commands of the local warehouse: ``preview`` and ``check-logs``.
+
+DuckDB, sqlglot and the view generator load inside the commands, so other commands
+never pay for them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from agent_telemetry.warehouse._load import LoadReport
+
+# DuckDB's file header (MainHeader): a uint64 checksum, then the magic bytes.
+DUCKDB_MAGIC_OFFSET = 8
+DUCKDB_MAGIC = b"DUCK"
+
+LOGS = click.argument(
+    "logs",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
+
+
+def render_load_report(report: LoadReport, console: Console) -> None:
+    table = Table(title=f"loaded into {report.table}", title_justify="left", title_style="bold")
+    table.add_column("file", overflow="fold")
+    for header in ("records", "telemetry", "non-telemetry", "truncated"):
+        table.add_column(header, justify="right")
+    for loaded in report.files:
+        table.add_row(
+            loaded.path,
+            f"{loaded.records:,}",
+            f"{loaded.loaded:,}",
+            f"{loaded.text + loaded.other_json:,}",
+            f"{loaded.truncated:,}",
+        )
+    console.print(table)
+    for loaded in report.files:
+        if loaded.cut_at is not None:
+            console.print(
+                f"{loaded.path}: the gzip stream breaks off (cut short or corrupt) at record "
+                f"{loaded.cut_at:,}; counted as truncated, every record before it is loaded",
+                soft_wrap=True,
+                highlight=False,
+            )
+
+
+def _wal(db: Path) -> Path:
+    return db.with_name(db.name + ".wal")
+
+
+def _remove(path: Path) -> None:
+    path.unlink(missing_ok=True)
+
+
+def is_duckdb_file(path: Path) -> bool:
+    """Whether ``path`` starts with DuckDB's main header: an 8-byte checksum, then "DUCK"."""
+    try:
+        with path.open("rb") as probe:
+            head = probe.read(DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC))
+    except OSError:
+        return False
+    return head[DUCKDB_MAGIC_OFFSET:] == DUCKDB_MAGIC
+
+
+def check_db_target(db: Path, logs: tuple[Path, ...]) -> None:
+    """Refuse a --db path whose replacement would destroy data or that cannot be made."""
+    target = db.resolve()
+    for log in logs:
+        if log.resolve() == target:
+            raise click.BadParameter(
+                f"{db} is one of the LOGS; keep the database in another file", param_hint="--db"
+            )
+    if db.is_dir():
+        raise click.BadParameter(f"{db} is a directory", param_hint="--db")
+    if not target.parent.is_dir():
+        raise click.BadParameter(
+            f"directory {db.parent} does not exist; create it or choose another path",
+            param_hint="--db",
+        )
+    if db.exists() and not is_duckdb_file(db):
+        raise click.BadParameter(
+            f"{db} exists and is not a DuckDB database, so preview will not replace it; "
+            "choose another path",
+            param_hint="--db",
+        )
+
+
+@click.command()
+@LOGS
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Keep the DuckDB database in this file (sink table and views) for your own queries.",
+)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Deployment file (default: ./telemetry.toml if present).",
+)
+def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> None:
+    """Load log files into a local DuckDB warehouse and summarise every view.
+
+    LOGS are the emitter's JSON lines or Cloud Logging exports (LogEntry JSON, one per
+    line or one array); other lines are skipped and counted.
+    """
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.warehouse import Warehouse, default_config
+    from agent_telemetry.warehouse._load import LoadError
+    from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
+    from agent_telemetry.warehouse._preview import render_preview, summarize
+
+    console = Console()
+    try:
+        deployment = default_config(config)
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from None
+    if db is not None:
+        check_db_target(db, logs)
+    # A fresh warehouse each time (the sink holds exactly LOGS), built beside --db and
+    # renamed over it only once everything worked: a failed run keeps the old database.
+    building = None if db is None else db.with_name(f".{db.name}.{os.getpid()}.building")
+    try:
+        with Warehouse(building, config=deployment) as wh:
+            total = sum(path.stat().st_size for path in logs)
+            err = Console(stderr=True)
+            try:
+                if wants_bar(err, total):
+                    with RichLoadProgress(err, total) as progress:
+                        report = wh.load(logs, progress=progress)
+                else:
+                    report = wh.load(logs)
+            except LoadError as error:
+                raise click.ClickException(str(error)) from None
+            render_load_report(report, console)
+            names = wh.create_views()
+            render_preview(summarize(wh), console)
+        if db is not None and building is not None:
+            _remove(_wal(db))  # the old database's log would be replayed onto the new one
+            building.replace(db)
+    finally:
+        if building is not None:
+            _remove(building)
+            _remove(_wal(building))
+    if db is not None:
+        console.print(
+            f"kept {db}: table {report.table}, views {', '.join(names)}\n"
+            f'  e.g. duckdb {db} "SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL"',
+            soft_wrap=True,
+            highlight=False,
+        )
+
+
+@click.command("check-logs")
+@LOGS
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+def check_logs_command(logs: tuple[Path, ...], output: str) -> None:
+    """Check real log lines against the models: per event valid and invalid lines,
+    violations by field and rule (never the values), unknown events and coverage.
+
+    Exit status 0 when every telemetry line is valid, 1 when any is not or when no
+    telemetry line was found at all (a warning says so). Plain text, other JSON and
+    truncated lines are counted, never fatal. Unknown event names and reasons the
+    emitter never writes are counted, never shown.
+    """
+    from agent_telemetry.warehouse._checklogs import check_logs
+    from agent_telemetry.warehouse._checklogs_render import render_json, render_text
+
+    report = check_logs(logs)
+    if output == "json":
+        click.echo(render_json(report))
+    else:
+        render_text(report, Console())
+    sys.exit(0 if report.clean else 1)

@@ -1,0 +1,196 @@
+"""``agent-telemetry views plan | approve | apply`` end to end against bqemulator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agent_telemetry.cli import main
+from agent_telemetry.config import DeploymentConfig
+from agent_telemetry.views import generate_views
+from tests.deploy.bigquery.emulator import PROJECT, Emulator
+from tests.deploy.bigquery.helpers import create_sink, emitted_lines, log_entry
+
+
+def write_config(path: Path, source: str, target: str, project: str = PROJECT) -> Path:
+    path.write_text(
+        f'[source]\nproject = "{project}"\ndataset = "{source}"\nlayout = "partitioned"\n\n'
+        f'[target]\nproject = "{project}"\ndataset = "{target}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def run(args: list[str], env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(
+        main, args, env={"AGENT_TELEMETRY_BQ_DEADLINE": "20", **(env or {})}, catch_exceptions=False
+    )
+
+
+@pytest.fixture
+def config_file(
+    tmp_path: Path, bq_client: Any, bq_retry: Any, deployment: DeploymentConfig
+) -> Path:
+    lines = emitted_lines([("chat_turn", {"tier": "public", "kind": "text"})])
+    create_sink(bq_client, bq_retry, deployment, [log_entry(x) for x in lines])
+    return write_config(
+        tmp_path / "telemetry.toml", deployment.source.dataset, deployment.target.dataset
+    )
+
+
+def test_plan_approve_apply_then_plan_again_through_the_cli(
+    tmp_path: Path, emulator: Emulator, config_file: Path, deployment: DeploymentConfig
+) -> None:
+    names = [v.name for v in generate_views(deployment)]
+    endpoint = ["--endpoint", emulator.endpoint]
+
+    plan = run(["views", "plan", "--config", str(config_file), *endpoint, "--exit-code"])
+    assert plan.exit_code == 2, plan.output
+    assert [line.split() for line in plan.output.splitlines() if line.startswith("  ")] == [
+        ["create", name] for name in names
+    ]
+    plan_hash = plan.output.splitlines()[-1].removeprefix("plan hash: ")
+
+    record = tmp_path / "approval.json"
+    approved = run(
+        [
+            "views",
+            "approve",
+            "--config",
+            str(config_file),
+            "--by",
+            "Ana Analyst",
+            "-o",
+            str(record),
+        ],
+        env={"AGENT_TELEMETRY_BQ_ENDPOINT": emulator.endpoint},
+    )
+    assert approved.exit_code == 0, approved.output
+    data = json.loads(record.read_text(encoding="utf-8"))
+    assert data["plan_hash"] == plan_hash
+    assert data["target"] == f"{PROJECT}.{deployment.target.dataset}"
+    assert data["approved_by"] == "Ana Analyst"
+    assert data["approved_at"].endswith("Z")
+    assert [(v["name"], v["action"], v["sql_sha256"]) for v in data["views"]] == [
+        (v.name, "create", v.sql_sha256) for v in generate_views(deployment)
+    ]
+
+    apply = run(
+        ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
+    )
+    assert apply.exit_code == 0, apply.output
+    assert [line.split() for line in apply.output.splitlines() if line.startswith("  ")] == [
+        ["created", name] for name in names
+    ]
+
+    again = run(["views", "plan", "--config", str(config_file), *endpoint, "--exit-code"])
+    assert again.exit_code == 0, again.output
+    assert {line.split()[0] for line in again.output.splitlines() if line.startswith("  ")} == {
+        "unchanged"
+    }
+    noop = run(
+        ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
+    )
+    assert noop.exit_code == 0, noop.output
+    assert noop.output.splitlines()[-1] == "applied: 5 unchanged (nothing to do)"
+
+
+def test_errors_exit_1_so_that_2_always_means_changes_pending(
+    tmp_path: Path, emulator: Emulator, config_file: Path, deployment: DeploymentConfig
+) -> None:
+    endpoint = ["--endpoint", emulator.endpoint]
+    missing = write_config(tmp_path / "missing.toml", deployment.source.dataset, "no_such_dataset")
+    result = run(["views", "plan", "--config", str(missing), *endpoint, "--exit-code"])
+    assert result.exit_code == 1
+    assert "target dataset at-emulator.no_such_dataset does not exist" in result.output
+
+    assert run(["views", "plan", "--config", str(config_file), "--no-such-flag"]).exit_code == 1
+    assert run(["views", "approve", "--config", str(config_file), *endpoint]).exit_code == 1
+
+    record = tmp_path / "approval.json"
+    run(
+        [
+            "views",
+            "approve",
+            "--config",
+            str(config_file),
+            *endpoint,
+            "--by",
+            "A",
+            "-o",
+            str(record),
+        ]
+    )
+    edited = json.loads(record.read_text(encoding="utf-8"))
+    edited["views"][0]["deployed_sha256"] = "0" * 64
+    record.write_text(json.dumps(edited), encoding="utf-8")
+    result = run(
+        ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
+    )
+    assert result.exit_code == 1
+    assert "does not match its own plan hash" in result.output
+
+    result = run(
+        ["views", "plan", "--config", str(config_file), "--endpoint", "http://u:p@127.0.0.1:1"]
+    )
+    assert result.exit_code == 1
+    assert "endpoint must be an http(s)://host[:port] URL" in result.output
+    assert "u:p" not in result.output
+
+
+HOSTILE = [
+    ("target", "dataset", "telemetry`; DROP TABLE x; --"),
+    ("target", "dataset", "a.b"),
+    ("source", "dataset", "logs` UNION ALL SELECT 1 --"),
+    ("source", "table", "t` WHERE 1=1 --"),
+    ("target", "project", "at-emulator`.x"),
+    ("source", "project", "evil\nproject"),
+]
+
+
+@pytest.mark.parametrize(("section", "key", "value"), HOSTILE)
+@pytest.mark.parametrize("command", ["plan", "approve", "apply"])
+def test_hostile_identifiers_in_the_config_are_refused_before_bigquery_is_called(
+    tmp_path: Path,
+    emulator: Emulator,
+    bq_client: Any,
+    section: str,
+    key: str,
+    value: str,
+    command: str,
+) -> None:
+    document = {
+        "source": {"project": PROJECT, "dataset": "logs", "layout": "partitioned"},
+        "target": {"project": PROJECT, "dataset": "telemetry"},
+    }
+    document[section][key] = value
+    config = tmp_path / "telemetry.toml"
+    config.write_text(
+        "\n".join(
+            f"[{name}]\n" + "\n".join(f"{k} = {json.dumps(v)}" for k, v in table.items())
+            for name, table in document.items()
+        ),
+        encoding="utf-8",
+    )
+    record = tmp_path / "approval.json"
+    extra = {
+        "plan": [],
+        "approve": ["--by", "A", "-o", str(record)],
+        "apply": ["--approval", str(tmp_path / "unused.json")],
+    }[command]
+    (tmp_path / "unused.json").write_text("{}", encoding="utf-8")
+    datasets_before = sorted(d.dataset_id for d in bq_client.list_datasets())
+
+    result = run(
+        ["views", command, "--config", str(config), "--endpoint", emulator.endpoint, *extra]
+    )
+
+    assert result.exit_code == 1
+    assert f"{section}.{key}:" in result.output
+    assert value not in result.output
+    assert not record.exists()
+    assert sorted(d.dataset_id for d in bq_client.list_datasets()) == datasets_before
