@@ -20,13 +20,16 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, Any, NoReturn
+from typing import IO, Any, Final, NoReturn
 
 from agent_telemetry.emit._counters import Counters, bump
 from agent_telemetry.emit._processors import Record
 from agent_telemetry.schema import REJECTED_EVENT
 
 Write = Callable[[bytes], object]
+
+# How long a fork waits for a line being written by another thread to be finished.
+FORK_WAIT_SECONDS: Final = 1.0
 
 
 class Cut(Exception):
@@ -42,19 +45,47 @@ class FlushFailed(Exception):
 
 
 class Shared:
-    """Process-wide state every writer shares, whatever ``configure`` does to the logger."""
+    """Process-wide state every writer shares, whatever ``configure`` does to the logger.
+
+    Both locks are re-entrant: ``counters()``, ``capture()`` or ``configure()`` called from
+    a signal handler (or a stream's ``write``) on a thread that already holds one must not
+    wait for itself. ``emit`` itself never re-enters a write: it drops a nested call first
+    (``_emit``).
+    """
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # the write lock: lines, counters, sinks
+        self.configure_lock = threading.RLock()
         self.counters = Counters()
         self.sinks: list[list[Record]] = []
+        self._held_for_fork = False
         if hasattr(os, "register_at_fork"):
-            # A pre-forking server (gunicorn --preload) may fork while another thread
-            # holds the lock; the child would then block on its first line forever.
-            os.register_at_fork(after_in_child=self._after_fork)
+            os.register_at_fork(
+                before=self._before_fork,
+                after_in_parent=self._after_fork_in_parent,
+                after_in_child=self._after_fork_in_child,
+            )
 
-    def _after_fork(self) -> None:
-        self.lock = threading.Lock()
+    def _before_fork(self) -> None:
+        # A line another thread is halfway through would be in the child's copy of the
+        # stream's buffer, and the stream's own lock held by a thread the child does not
+        # have: wait for it. Bounded, so a stream stuck on a full pipe does not stop forks.
+        self._held_for_fork = self.lock.acquire(timeout=FORK_WAIT_SECONDS)
+
+    def _after_fork_in_parent(self) -> None:
+        if self._held_for_fork:
+            self._held_for_fork = False
+            self.lock.release()
+
+    def _after_fork_in_child(self) -> None:
+        # The child's only thread is the one that forked: a lock held by any other thread
+        # would never be released. Its counters start at zero (the parent's lines are not
+        # its own), and captures belong to the process that opened them.
+        self._held_for_fork = False
+        self.lock = threading.RLock()
+        self.configure_lock = threading.RLock()
+        self.counters = Counters()
+        self.sinks = []
 
 
 def _is_binary(stream: object) -> bool:
