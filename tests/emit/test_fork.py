@@ -182,7 +182,10 @@ def test_a_child_forked_while_another_thread_configures_can_configure() -> None:
     assert exited_ok(status)
 
 
-def test_a_fork_waits_for_the_line_another_thread_is_writing(tmp_path: Path) -> None:
+def test_a_fork_waits_for_the_line_another_thread_is_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_output, "FORK_WAIT_SECONDS", 20.0)  # ample, on a loaded machine
     entered, finish = threading.Event(), threading.Event()
 
     class Slow(io.StringIO):
