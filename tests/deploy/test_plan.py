@@ -183,7 +183,7 @@ def test_without_an_endpoint_or_credentials_the_error_says_how_to_log_in(tmp_pat
         [
             sys.executable,
             "-c",
-            "from agent_telemetry.cli import main; main()",
+            "from agent_telemetry._entry import main; main()",
             "views",
             "plan",
             "--config",
