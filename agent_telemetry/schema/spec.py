@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
 FieldKind = Literal["enum", "int", "bool"]
+_KIND_TYPES: dict[FieldKind, str] = {"enum": "STRING", "int": "INTEGER", "bool": "BOOLEAN"}
 
 
 class UnsupportedFieldType(AgentTelemetryError):
@@ -48,7 +49,12 @@ class FieldSpec:
 
     @property
     def bigquery_type(self) -> str:
-        return {"enum": "STRING", "int": "INTEGER", "bool": "BOOLEAN"}[self.kind]
+        """The sink column type of this field's kind, as BigQuery's JSON schema names it.
+
+        The one place a kind gets a type: the GoogleSQL and DuckDB names the views and the
+        warehouse use are derived from it (``agent_telemetry.views.table_field``).
+        """
+        return _KIND_TYPES[self.kind]
 
     def allows(self, value: object) -> bool:
         """Whether ``value`` (as read back from a log line) is inside the field's set or bounds."""
