@@ -29,7 +29,7 @@ from agent_telemetry.warehouse._load_progress import LoadProgress, run_watched
 from agent_telemetry.warehouse._load_scan import (
     FileLayout,
     Kind,
-    Record,
+    LogItem,
     Shape,
     classify_record,
     iter_lines,
@@ -249,7 +249,7 @@ class _FileLoader:
             report.loaded += int(rows)
         report.other_json = report.records - report.loaded - report.text - report.truncated
 
-    def _python(self, records: Iterator[Record], layout: FileLayout) -> FileLoad:
+    def _python(self, records: Iterator[LogItem], layout: FileLayout) -> FileLoad:
         report = FileLoad(self.label, layout, "python")
         batches: dict[Shape, list[str]] = {Shape.EMITTER: [], Shape.ENTRY: []}
         done = 0

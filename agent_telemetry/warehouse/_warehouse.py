@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 LOCAL_LAYOUT: Layout = "partitioned"
-_DEFAULT_CONFIG = {
+_BUILT_IN_CONFIG = {
     "source": {"project": "agent-telemetry-local", "dataset": "agent_logs"},
     "target": {"project": "agent-telemetry-local", "dataset": "agent_telemetry"},
 }
@@ -75,7 +75,7 @@ def default_config(path: str | Path | None = None) -> DeploymentConfig:
         return load_config(path)
     if Path("telemetry.toml").is_file():
         return load_config("telemetry.toml")
-    return parse_config(_DEFAULT_CONFIG, origin="built-in local config")
+    return parse_config(_BUILT_IN_CONFIG, origin="built-in local config")
 
 
 @functools.cache
