@@ -11,12 +11,12 @@ EMU_VENV := .venv-bqemulator
 EMU_STAMP := $(EMU_VENV)/.installed
 EMU_REQUIREMENTS := tests/deploy/bigquery/emulator-requirements.txt
 
-.PHONY: demo test lint typecheck pytest views-check check lock generate clean
+.PHONY: demo test lint imports typecheck pytest views-check check lock generate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,bigquery]'
+	$(BIN)/pip install --quiet -e '.[dev,cli,bigquery]'
 	touch $(STAMP)
 
 $(EMU_STAMP): $(EMU_REQUIREMENTS)
@@ -33,6 +33,10 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The import direction of docs/design.md ("Layout"): the contracts in pyproject.toml.
+imports: $(STAMP)
+	$(BIN)/lint-imports --no-cache --no-logo
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -61,7 +65,7 @@ generate: lock
 	$(BIN)/agent-telemetry views build
 
 # `check` includes the drift check of views-check.
-test: lint typecheck pytest check
+test: lint imports typecheck pytest check
 
 clean:
 	rm -rf $(VENV) $(EMU_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -33,7 +33,7 @@ _NAME = re.compile(r"[A-Za-z0-9_]{1,1024}")
 # Cloud Logging log ids: letters, digits, "/", "_", "-", "." (fewer than 512 characters).
 _LOG_ID = re.compile(r"[A-Za-z0-9/_.-]{1,511}")
 
-_RULES: dict[str, tuple[re.Pattern[str], str]] = {
+_IDENTIFIER_RULES: dict[str, tuple[re.Pattern[str], str]] = {
     "project": (
         _PROJECT,
         "a Google Cloud project id: 6-30 lowercase letters, digits or hyphens, "
@@ -53,7 +53,7 @@ class _IdentifierError(ValueError):
 
 
 def _checked(kind: str) -> AfterValidator:
-    pattern, rule = _RULES[kind]
+    pattern, rule = _IDENTIFIER_RULES[kind]
 
     def check(value: str) -> str:
         if pattern.fullmatch(value) is None:

@@ -67,7 +67,7 @@ class Run:
 
 
 @dataclass
-class Lane:
+class SimulatedLane:
     name: str
     slots: int
     gap: int
@@ -81,7 +81,9 @@ class Service:
     def __init__(self, sim: Simulation, seed: int) -> None:
         self.sim = sim
         self.rnd = random.Random(seed)
-        self.lanes = {name: Lane(name, LANE_SLOTS[name], START_GAP[name]) for name in LANE_SLOTS}
+        self.lanes = {
+            name: SimulatedLane(name, LANE_SLOTS[name], START_GAP[name]) for name in LANE_SLOTS
+        }
         self.render_free = RENDER_SLOTS
         self.render_queue: deque[tuple[int, Callable[[int], None]]] = deque()
         self.rate_limited = False
@@ -154,13 +156,13 @@ class Service:
         run.position = 0 if self.can_start_now(lane) else len(lane.queue)
         self.try_start(lane)
 
-    def can_start_now(self, lane: Lane) -> bool:
+    def can_start_now(self, lane: SimulatedLane) -> bool:
         gap_ok = lane.last_start is None or self.sim.now >= lane.last_start + lane.gap
         return (
             not self.rate_limited and lane.running < lane.slots and gap_ok and len(lane.queue) == 1
         )
 
-    def try_start(self, lane: Lane) -> None:
+    def try_start(self, lane: SimulatedLane) -> None:
         now = self.sim.now
         while lane.queue and lane.running < lane.slots and not self.rate_limited:
             if lane.last_start is not None and now < lane.last_start + lane.gap:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-DEFAULT_SEED = 20260509
+from agent_telemetry.demo import SEED, print_demo, run_demo
 
 
 @click.command()
@@ -17,12 +17,10 @@ DEFAULT_SEED = 20260509
     type=click.Path(file_okay=False, path_type=Path),
     help="Directory for telemetry.jsonl and warehouse.duckdb.",
 )
-@click.option("--seed", default=DEFAULT_SEED, show_default=True, help="Workload seed.")
+@click.option("--seed", default=SEED, show_default=True, help="Workload seed.")
 def demo(out: Path, seed: int) -> None:
     """Simulate a morning of a rate-limited agent service through the real emitter,
     load its log into DuckDB and answer an operator's questions from the views."""
     from rich.console import Console
-
-    from agent_telemetry.demo import print_demo, run_demo
 
     print_demo(run_demo(out, seed=seed), Console())

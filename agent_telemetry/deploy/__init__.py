@@ -1,7 +1,9 @@
 """BigQuery deployment of the generated views: plan, approve, apply.
 
-The only package that imports ``google.cloud`` (the ``[bigquery]`` extra), and only
-inside ``BigQueryWarehouse``, when a client is made.
+The only package that imports ``google.cloud`` (the ``[bigquery]`` extra). Each name
+loads its module on first use, so importing the package (as the ``views`` command group
+does to mount ``plan``, ``approve`` and ``apply``) needs no google-cloud-bigquery; the
+modules that talk to BigQuery raise ``BigQueryError`` naming the extra when it is missing.
 
 - ``BigQueryWarehouse.connect(...)``: the google-cloud-bigquery client behind one
   narrow interface;
@@ -15,17 +17,46 @@ inside ``BigQueryWarehouse``, when a client is made.
 
 from __future__ import annotations
 
-from agent_telemetry.deploy._apply import ApplyResult, apply_plan
-from agent_telemetry.deploy._approval import (
-    Approval,
-    ApprovalError,
-    approve,
-    read_approval,
-    write_approval,
-)
-from agent_telemetry.deploy._client import BigQueryWarehouse
-from agent_telemetry.deploy._plan import DeploymentPlan, PlanError, make_plan
-from agent_telemetry.deploy._types import BigQueryError
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_telemetry.deploy._apply import ApplyResult, apply_plan
+    from agent_telemetry.deploy._approval import (
+        Approval,
+        ApprovalError,
+        approve,
+        read_approval,
+        write_approval,
+    )
+    from agent_telemetry.deploy._client import BigQueryWarehouse
+    from agent_telemetry.deploy._plan import DeploymentPlan, PlanError, make_plan
+    from agent_telemetry.deploy._types import BigQueryError
+
+_LAZY = {
+    "ApplyResult": "_apply",
+    "apply_plan": "_apply",
+    "Approval": "_approval",
+    "ApprovalError": "_approval",
+    "approve": "_approval",
+    "read_approval": "_approval",
+    "write_approval": "_approval",
+    "BigQueryWarehouse": "_client",
+    "DeploymentPlan": "_plan",
+    "PlanError": "_plan",
+    "make_plan": "_plan",
+    "BigQueryError": "_types",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ApplyResult",

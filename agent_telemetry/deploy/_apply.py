@@ -33,8 +33,8 @@ from agent_telemetry.deploy._plan import (
     read_deployed,
 )
 from agent_telemetry.deploy._sink import patched_schema
-from agent_telemetry.deploy._types import BigQueryError, DryRun, TableField
-from agent_telemetry.views import ViewDefinition
+from agent_telemetry.deploy._types import BigQueryError, DryRun
+from agent_telemetry.views import TableField, ViewDefinition
 
 Outcome = Literal["created", "updated", "adopted", "unchanged", "failed"]
 
@@ -78,7 +78,7 @@ def column_schema(
     by_name.update({f.name.lower(): f for f in output})
     schema = []
     for column in view.columns:
-        base = by_name.get(column.name.lower()) or TableField.from_api(column.schema_field())
+        base = by_name.get(column.name.lower()) or column.schema_field()
         schema.append(TableField(base.name, base.type, base.mode, column.description, base.fields))
     return tuple(schema)
 

@@ -1,6 +1,6 @@
 """The only module that talks to BigQuery: a thin adapter over google-cloud-bigquery.
 
-Everything it returns is plain data (``_bigquery_types``), so the planning and approval
+Everything it returns is plain data (``_types``, ``TableField``), so the planning and approval
 logic never sees a client object and never imports google.cloud.
 google-cloud-bigquery is the optional extra ``[bigquery]``; importing this module without
 it raises ``BigQueryError`` saying how to install it.
@@ -15,7 +15,8 @@ import os
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from agent_telemetry.deploy._types import BigQueryError, DryRun, TableField, TableState
+from agent_telemetry.deploy._types import BigQueryError, DryRun, TableState
+from agent_telemetry.views import TableField
 
 ENDPOINT_ENV = "AGENT_TELEMETRY_BQ_ENDPOINT"
 DEADLINE_ENV = "AGENT_TELEMETRY_BQ_DEADLINE"

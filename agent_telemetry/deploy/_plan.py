@@ -28,8 +28,14 @@ from agent_telemetry.deploy._sink import (
     missing_payload_fields,
     sink_table_name,
 )
-from agent_telemetry.deploy._types import BigQueryError, DryRun, TableField, TableState
-from agent_telemetry.views import MANAGED_BY, ViewDefinition, generate_views, table_ref
+from agent_telemetry.deploy._types import BigQueryError, DryRun, TableState
+from agent_telemetry.views import (
+    MANAGED_BY,
+    TableField,
+    ViewDefinition,
+    generate_views,
+    table_ref,
+)
 
 Action = Literal["create", "update", "unchanged", "drifted", "unmanaged"]
 ACTIONS: tuple[Action, ...] = ("create", "update", "unchanged", "drifted", "unmanaged")
@@ -202,10 +208,6 @@ def _view_document(
     return lines
 
 
-def _column_kind(field: TableField) -> str:
-    return f"ARRAY<{field.type}>" if field.mode == "REPEATED" else field.type
-
-
 def render_diff(view: ViewDefinition, state: TableState) -> str:
     """A unified diff from the deployed view to the generated one: metadata, then SQL.
 
@@ -219,17 +221,14 @@ def render_diff(view: ViewDefinition, state: TableState) -> str:
         query=state.view_query,
         sql_label=state.labels.get(SQL_LABEL),
         description=state.description,
-        columns=((f.name, _column_kind(f), f.description) for f in state.schema),
+        columns=((f.name, f.type_label(), f.description) for f in state.schema),
         labels=state.labels,
     )
     after = _view_document(
         query=view.query if sql_known else None,
         sql_label=wanted[SQL_LABEL],
         description=view.description,
-        columns=(
-            (c.name, _column_kind(TableField.from_api(c.schema_field())), c.description)
-            for c in view.columns
-        ),
+        columns=((c.name, c.schema_field().type_label(), c.description) for c in view.columns),
         labels={**state.labels, **wanted},
     )
     diff = difflib.unified_diff(

@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_telemetry.config import DeploymentConfig, Layout
-from agent_telemetry.deploy._types import TableField
-from agent_telemetry.views import PAYLOAD_COLUMN, sink_schema
+from agent_telemetry.views import PAYLOAD_COLUMN, TableField, sink_fields
 
 _SHARD_SUFFIX = re.compile(r"[0-9]{8}")
 
@@ -29,8 +28,7 @@ class MissingField:
     field: TableField
 
     def describe(self) -> str:
-        kind = f"ARRAY<{self.field.type}>" if self.field.mode == "REPEATED" else self.field.type
-        return f"{self.path} {kind}"
+        return f"{self.path} {self.field.type_label()}"
 
 
 def sink_table_name(config: DeploymentConfig, layout: Layout, table_names: Sequence[str]) -> str:
@@ -50,9 +48,9 @@ def sink_table_name(config: DeploymentConfig, layout: Layout, table_names: Seque
 
 def desired_payload(layout: Layout) -> TableField:
     payload = PAYLOAD_COLUMN[layout]
-    for field in sink_schema(layout):
-        if field["name"] == payload:
-            return TableField.from_api(field)
+    for field in sink_fields(layout):
+        if field.name == payload:
+            return field
     raise LookupError(f"sink schema has no {payload} record")  # pragma: no cover
 
 
@@ -67,7 +65,7 @@ def _missing(deployed: TableField, desired: TableField, path: str) -> list[Missi
         have = _find(deployed.fields, want.name)
         if have is None:
             found.append(MissingField(f"{path}.{want.name}", want))
-        elif want.type == "RECORD" and have.type == "RECORD":
+        elif want.is_record and have.is_record:
             found.extend(_missing(have, want, f"{path}.{have.name}"))
     return found
 
@@ -80,7 +78,7 @@ def missing_payload_fields(
     have = _find(deployed, desired.name)
     if have is None:
         return (MissingField(desired.name, desired),)
-    if have.type != "RECORD":
+    if not have.is_record:
         # A payload that is not a record cannot take fields; the dry runs will say why.
         return ()
     return tuple(_missing(have, desired, have.name))

@@ -7,6 +7,7 @@ changes are pending.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -45,6 +46,17 @@ class _ExitOneOnError(click.Command):
 
 def _fail(exc: Exception) -> NoReturn:
     raise click.ClickException(str(exc)) from None
+
+
+def _require_bigquery() -> None:
+    """Every deploy module below the commands needs google-cloud-bigquery (the
+    ``[bigquery]`` extra): without it, one line says so, before any of them loads."""
+    from agent_telemetry.deploy._types import BigQueryError
+
+    try:
+        importlib.import_module("agent_telemetry.deploy._client")
+    except BigQueryError as exc:
+        _fail(exc)
 
 
 def _load(config_path: Path) -> DeploymentConfig:
@@ -113,6 +125,7 @@ def plan_command(
     config_path: Path, layout: str | None, endpoint: str | None, exit_code: bool
 ) -> None:
     """Compare the deployed views with the generated ones; dry-run every view."""
+    _require_bigquery()
     from agent_telemetry.deploy._report import render_plan
 
     plan = _plan(config_path, layout, endpoint)
@@ -140,6 +153,7 @@ def approve_command(
     config_path: Path, layout: str | None, endpoint: str | None, approver: str, output: Path
 ) -> None:
     """Plan, then write an approval record bound to the plan's hash (review and commit it)."""
+    _require_bigquery()
     from agent_telemetry.deploy._approval import (
         ApprovalError,
         approve,
@@ -199,6 +213,7 @@ def apply_command(
     patch_sink: bool,
 ) -> None:
     """Recompute the plan and, if the approval covers it, create or update the views."""
+    _require_bigquery()
     from agent_telemetry.deploy._apply import apply_plan
     from agent_telemetry.deploy._approval import ApprovalError, read_approval
     from agent_telemetry.deploy._report import render_apply

@@ -16,7 +16,7 @@ Imports nothing heavier than pydantic: services and the emitter depend on it.
 from types import MappingProxyType
 
 from agent_telemetry.errors import SchemaRuleError
-from agent_telemetry.schema._base import TelemetryEvent, count, flag
+from agent_telemetry.schema._base import TelemetryEvent, count, event_spec, flag
 from agent_telemetry.schema.buckets import (
     RunsToday,
     TokensToday,
@@ -44,7 +44,7 @@ from agent_telemetry.schema.events import (
     TurnKind,
 )
 from agent_telemetry.schema.retired import RETIRED
-from agent_telemetry.schema.spec import EventSpec, FieldSpec, event_spec
+from agent_telemetry.schema.spec import EventSpec, FieldSpec
 from agent_telemetry.schema.versions import registry_specs, version_registry
 
 EVENT_VERSIONS: MappingProxyType[tuple[str, int], type[TelemetryEvent]] = version_registry(

@@ -1,4 +1,8 @@
-"""The base event model: every subclass is checked against the definition rules."""
+"""The base event model: every subclass is checked against the definition rules.
+
+``event_spec`` lives here, beside the class whose attributes it reads: ``spec`` and
+``rules`` describe and check plain pydantic models and never need this module.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_telemetry.errors import SchemaRuleError
 from agent_telemetry.schema.rules import violations
-from agent_telemetry.schema.spec import EventSpec, event_spec
+from agent_telemetry.schema.spec import EventSpec, describe_field
 
 
 def count(ge: int, le: int, description: str) -> Any:
@@ -44,3 +48,19 @@ class TelemetryEvent(BaseModel):
     def spec(cls) -> EventSpec:
         """The plain description of this event (fields in model order)."""
         return event_spec(cls)
+
+
+def event_spec(model: type[TelemetryEvent]) -> EventSpec:
+    """The spec of a (rule-checked) event model."""
+    cached: EventSpec | None = model.__dict__.get("__event_spec__")
+    if cached is not None:
+        return cached
+    fields = tuple(describe_field(n, i) for n, i in model.model_fields.items())
+    spec = EventSpec(
+        name=model.event_name,
+        schema_version=model.schema_version,
+        description=" ".join((model.__doc__ or "").split()),
+        fields=fields,
+    )
+    model.__event_spec__ = spec
+    return spec

@@ -4,6 +4,8 @@ Each rule has a stable ID and a one-line purpose; ``RULES`` is the catalogue tha
 docs print and that ``TelemetryEvent`` runs when a subclass is defined. A check returns
 None when the model passes, or a short detail saying what is wrong. Details name
 fields and rules, never values a service might pass at run time.
+
+The rules take any pydantic model: what they check is whether it is a valid event.
 """
 
 from __future__ import annotations
@@ -22,9 +24,8 @@ from agent_telemetry.schema.spec import (
 )
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
     from pydantic.fields import FieldInfo
-
-    from agent_telemetry.schema._base import TelemetryEvent
 
 # Segments that mark a name as carrying an identifier (docs/design.md, "Field names").
 IDENTIFIER_SEGMENTS = frozenset(
@@ -97,7 +98,7 @@ class Rule:
 # --- model rules -------------------------------------------------------------------
 
 
-def _event_name(model: type[TelemetryEvent]) -> str | None:
+def _event_name(model: type[BaseModel]) -> str | None:
     name = getattr(model, "event_name", None)
     if not isinstance(name, str) or not _EVENT_NAME.fullmatch(name):
         return "event_name must be lowercase snake_case, at most 64 characters"
@@ -106,26 +107,26 @@ def _event_name(model: type[TelemetryEvent]) -> str | None:
     return None
 
 
-def _schema_version(model: type[TelemetryEvent]) -> str | None:
+def _schema_version(model: type[BaseModel]) -> str | None:
     version = getattr(model, "schema_version", None)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         return "schema_version must be an int >= 1"
     return None
 
 
-def _config(model: type[TelemetryEvent]) -> str | None:
+def _config(model: type[BaseModel]) -> str | None:
     if model.model_config.get("extra") != "forbid" or not model.model_config.get("frozen"):
         return 'model_config must keep extra="forbid" and frozen=True'
     return None
 
 
-def _description(model: type[TelemetryEvent]) -> str | None:
+def _description(model: type[BaseModel]) -> str | None:
     if not (model.__doc__ or "").strip():
         return "the event needs a docstring (it becomes the view description)"
     return None
 
 
-def _unique_columns(model: type[TelemetryEvent]) -> str | None:
+def _unique_columns(model: type[BaseModel]) -> str | None:
     seen: dict[str, str] = {}
     for name in model.model_fields:
         column = sanitise_column(name)
@@ -242,7 +243,7 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def violations(model: type[TelemetryEvent]) -> Iterator[tuple[str, str | None, str]]:
+def violations(model: type[BaseModel]) -> Iterator[tuple[str, str | None, str]]:
     """Yield (rule id, field or None, detail) for every rule the model breaks."""
     for rule in RULES:
         if rule.scope == "model":

@@ -1,5 +1,8 @@
 """A plain description of each event and field, read off the pydantic models.
 
+``describe_field`` reads one pydantic field; ``event_spec`` (in ``agent_telemetry.schema``)
+reads a whole event model with it.
+
 Everything downstream (the emitter's line order, view SQL, the sink schema, the data
 dictionary, the schema lock) is generated from these specs, never from the models'
 internals directly, so there is one place that knows how a field is typed.
@@ -20,9 +23,8 @@ from agent_telemetry.errors import AgentTelemetryError
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
-    from agent_telemetry.schema._base import TelemetryEvent
-
 FieldKind = Literal["enum", "int", "bool"]
+_KIND_TYPES: dict[FieldKind, str] = {"enum": "STRING", "int": "INTEGER", "bool": "BOOLEAN"}
 
 
 class UnsupportedFieldType(AgentTelemetryError):
@@ -47,7 +49,12 @@ class FieldSpec:
 
     @property
     def bigquery_type(self) -> str:
-        return {"enum": "STRING", "int": "INTEGER", "bool": "BOOLEAN"}[self.kind]
+        """The sink column type of this field's kind, as BigQuery's JSON schema names it.
+
+        The one place a kind gets a type: the GoogleSQL and DuckDB names the views and the
+        warehouse use are derived from it (``agent_telemetry.views.table_field``).
+        """
+        return _KIND_TYPES[self.kind]
 
     def allows(self, value: object) -> bool:
         """Whether ``value`` (as read back from a log line) is inside the field's set or bounds."""
@@ -179,19 +186,3 @@ def _type_name(annotation: Any) -> str:
     if isinstance(annotation, type):
         return f"{annotation.__name__} (only closed string sets, bounded int and bool)"
     return repr(annotation)
-
-
-def event_spec(model: type[TelemetryEvent]) -> EventSpec:
-    """The spec of a (rule-checked) event model."""
-    cached: EventSpec | None = model.__dict__.get("__event_spec__")
-    if cached is not None:
-        return cached
-    fields = tuple(describe_field(n, i) for n, i in model.model_fields.items())
-    spec = EventSpec(
-        name=model.event_name,
-        schema_version=model.schema_version,
-        description=" ".join((model.__doc__ or "").split()),
-        fields=fields,
-    )
-    model.__event_spec__ = spec
-    return spec

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from agent_telemetry.errors import SchemaRuleError
-from agent_telemetry.schema._base import TelemetryEvent
-from agent_telemetry.schema.spec import EventSpec, event_spec
+from agent_telemetry.schema._base import TelemetryEvent, event_spec
+from agent_telemetry.schema.spec import EventSpec
 
 Registry = Mapping[tuple[str, int], type[TelemetryEvent]]
 

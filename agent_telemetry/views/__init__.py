@@ -8,7 +8,9 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
   view per event version (``specs``, default every registered version), then
   ``telemetry_quality``; ``view_name(event, version)`` names them (version 1: the event's
   name, version N: ``<event>_v<N>``);
-- ``sink_schema(layout) -> list[dict]``: BigQuery JSON schema to pre-create the sink table;
+- ``sink_schema(layout) -> list[dict]``: BigQuery JSON schema to pre-create the sink table
+  (``sink_fields``: the same as ``TableField``, the one shape of a schema field that
+  views, warehouse and deploy share);
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
@@ -21,7 +23,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from agent_telemetry.views._describe import QUALITY_VIEW, VIEW_ENVELOPE_COLUMNS, view_name
-from agent_telemetry.views._sink import PAYLOAD_COLUMN, payload_fields, sink_schema, table_columns
+from agent_telemetry.views._sink import (
+    PAYLOAD_COLUMN,
+    payload_fields,
+    sink_fields,
+    sink_schema,
+    table_columns,
+)
+from agent_telemetry.views.table_field import TableField, googlesql_type, schema_type
 
 if TYPE_CHECKING:
     from agent_telemetry.views._bindings import (
@@ -85,6 +94,7 @@ __all__ = [
     "BindingViolation",
     "BuildResult",
     "ColumnDoc",
+    "TableField",
     "ViewBuildError",
     "ViewDefinition",
     "binding_violations",
@@ -93,7 +103,10 @@ __all__ = [
     "expected_files",
     "expected_sources",
     "generate_views",
+    "googlesql_type",
     "payload_fields",
+    "schema_type",
+    "sink_fields",
     "sink_schema",
     "sql_path",
     "table_columns",

@@ -8,19 +8,20 @@ out-of-set or out-of-bound value into NULL.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.schema import EventSpec, FieldSpec, version_catalogue
 from agent_telemetry.views._sink import PAYLOAD_COLUMN
+from agent_telemetry.views.table_field import googlesql_type
 
 QUALITY_VIEW = "telemetry_quality"
 
-ReadAs = Literal["STRING", "FLOAT64", "BOOL"]
-# How each kind is read before its check: numbers as FLOAT64 so a sink that typed them
-# FLOAT (or a value once logged as a string) still reads, and 2.5 can be told from 2.
-_READ_AS: dict[str, ReadAs] = {"enum": "STRING", "int": "FLOAT64", "bool": "BOOL"}
-_SQL_TYPE = {"enum": "STRING", "int": "INT64", "bool": "BOOL"}
+
+def read_as(field: FieldSpec) -> str:
+    """The type a field is read as before its check: its own, but numbers as FLOAT64, so a
+    sink that typed them FLOAT (or a value once logged as a string) still reads, and 2.5
+    can be told from 2."""
+    return "FLOAT64" if field.kind == "int" else googlesql_type(field.bigquery_type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,7 @@ class ColumnPlan:
     name: str
     kind: str
     sql_type: str
-    read_as: ReadAs
+    read_as: str
     members: tuple[str, ...]
     ge: int | None
     le: int | None
@@ -42,8 +43,8 @@ class ColumnPlan:
         return cls(
             name=field.name,
             kind=field.kind,
-            sql_type=_SQL_TYPE[field.kind],
-            read_as=_READ_AS[field.kind],
+            sql_type=googlesql_type(field.bigquery_type),
+            read_as=read_as(field),
             members=field.members,
             ge=field.ge,
             le=field.le,

@@ -60,7 +60,6 @@ def data_dictionary(
     ]
     for field in payload_fields(specs):
         out.append(
-            f"| `{field['name']}` | {field['type']} | {field['mode']} | "
-            f"{_cell(field['description'])} |"
+            f"| `{field.name}` | {field.type} | {field.mode} | {_cell(field.description or '')} |"
         )
     return "\n".join(out) + "\n"

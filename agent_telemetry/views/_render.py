@@ -34,6 +34,7 @@ from agent_telemetry.views._describe import (
     view_plans,
 )
 from agent_telemetry.views._sink import payload_types, qualify_schema
+from agent_telemetry.views.table_field import TableField
 
 DIALECT = "bigquery"
 MANAGED_BY = "agent-telemetry"
@@ -52,15 +53,9 @@ class ColumnDoc:
     description: str
     domain: str = ""
 
-    def schema_field(self) -> dict[str, str]:
-        """The column as a BigQuery JSON schema field (legacy type names, REPEATED arrays)."""
-        legacy = {"INT64": "INTEGER", "BOOL": "BOOLEAN", "FLOAT64": "FLOAT"}
-        if self.type.startswith("ARRAY<"):
-            inner = self.type[len("ARRAY<") : -1]
-            kind, mode = legacy.get(inner, inner), "REPEATED"
-        else:
-            kind, mode = legacy.get(self.type, self.type), "NULLABLE"
-        return {"name": self.name, "type": kind, "mode": mode, "description": self.description}
+    def schema_field(self) -> TableField:
+        """The column as a field of the view's BigQuery schema."""
+        return TableField.from_googlesql(self.name, self.type, self.description)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,12 +13,12 @@ keep their case, payload keys are lowercased.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agent_telemetry.config import Layout
 from agent_telemetry.schema import EventSpec, FieldSpec, version_catalogue
-
-Field = dict[str, Any]
+from agent_telemetry.views.table_field import TableField
 
 PAYLOAD_COLUMN: dict[Layout, str] = {
     "partitioned": "jsonPayload",
@@ -26,61 +26,44 @@ PAYLOAD_COLUMN: dict[Layout, str] = {
     "analytics": "json_payload",
 }
 
+
+def _nullable(name: str, kind: str, description: str) -> TableField:
+    return TableField(name, kind, "NULLABLE", description)
+
+
+def _record(name: str, description: str, fields: Sequence[TableField]) -> TableField:
+    return TableField(name, "RECORD", "NULLABLE", description, tuple(fields))
+
+
 # Envelope keys the emitter writes into every payload (docs/design.md, "The event catalogue").
-ENVELOPE_PAYLOAD: tuple[Field, ...] = (
-    {
-        "name": "event",
-        "type": "STRING",
-        "mode": "NULLABLE",
-        "description": "Event name (agent-telemetry envelope).",
-    },
-    {
-        "name": "schema_version",
-        "type": "INTEGER",
-        "mode": "NULLABLE",
-        "description": "Schema version of the event (agent-telemetry envelope).",
-    },
-    {
-        "name": "time",
-        "type": "STRING",
-        "mode": "NULLABLE",
-        "description": (
-            "RFC 3339 time written by the emitter; Cloud Logging normally lifts it into "
-            "timestamp, so this column stays empty on a real sink."
-        ),
-    },
+ENVELOPE_PAYLOAD: tuple[TableField, ...] = (
+    _nullable("event", "STRING", "Event name (agent-telemetry envelope)."),
+    _nullable(
+        "schema_version", "INTEGER", "Schema version of the event (agent-telemetry envelope)."
+    ),
+    _nullable(
+        "time",
+        "STRING",
+        "RFC 3339 time written by the emitter; Cloud Logging normally lifts it into "
+        "timestamp, so this column stays empty on a real sink.",
+    ),
 )
-ENVELOPE_PAYLOAD_TAIL: tuple[Field, ...] = (
-    {
-        "name": "invalid_fields",
-        "type": "STRING",
-        "mode": "REPEATED",
-        "description": "Names of fields whose values the emitter rejected and dropped.",
-    },
-    {
-        "name": "unknown_fields",
-        "type": "INTEGER",
-        "mode": "NULLABLE",
-        "description": "Count of keys the event does not define (dropped by the emitter).",
-    },
+ENVELOPE_PAYLOAD_TAIL: tuple[TableField, ...] = (
+    TableField(
+        "invalid_fields",
+        "STRING",
+        "REPEATED",
+        "Names of fields whose values the emitter rejected and dropped.",
+    ),
+    _nullable(
+        "unknown_fields",
+        "INTEGER",
+        "Count of keys the event does not define (dropped by the emitter).",
+    ),
 )
 
 
-def _nullable(name: str, kind: str, description: str) -> Field:
-    return {"name": name, "type": kind, "mode": "NULLABLE", "description": description}
-
-
-def _record(name: str, description: str, fields: list[Field]) -> Field:
-    return {
-        "name": name,
-        "type": "RECORD",
-        "mode": "NULLABLE",
-        "description": description,
-        "fields": fields,
-    }
-
-
-def payload_fields(specs: tuple[EventSpec, ...] | None = None) -> list[Field]:
+def payload_fields(specs: tuple[EventSpec, ...] | None = None) -> tuple[TableField, ...]:
     """The ``jsonPayload`` record: envelope keys, then every model field once, typed.
 
     ``specs`` defaults to every event version, retired ones too: their lines stay in the
@@ -104,27 +87,33 @@ def payload_fields(specs: tuple[EventSpec, ...] | None = None) -> list[Field]:
                 events[spec.name] = field.description
             else:
                 seen[field.name] = (field, {spec.name: field.description})
-    fields = [dict(f) for f in ENVELOPE_PAYLOAD]
+    fields = []
     for name, (field, events) in seen.items():
         described = " ".join(f"{event}: {text}" for event, text in events.items())
         fields.append(_nullable(name, field.bigquery_type, described))
-    fields.extend(dict(f) for f in ENVELOPE_PAYLOAD_TAIL)
-    return fields
+    return (*ENVELOPE_PAYLOAD, *fields, *ENVELOPE_PAYLOAD_TAIL)
 
 
 def sink_schema(
     layout: Layout = "partitioned", specs: tuple[EventSpec, ...] | None = None
-) -> list[Field]:
+) -> list[dict[str, Any]]:
     """BigQuery JSON schema of the sink table (``bq mk --schema`` / ``SchemaField.from_api_repr``).
 
     ``analytics`` has no sink table to create (Log Analytics owns ``_AllLogs``).
     """
+    return [field.to_api() for field in sink_fields(layout, specs)]
+
+
+def sink_fields(
+    layout: Layout = "partitioned", specs: tuple[EventSpec, ...] | None = None
+) -> tuple[TableField, ...]:
+    """The sink table's fields, ``sink_schema`` before it is written as JSON."""
     if layout == "analytics":
         raise ValueError("the analytics layout reads _AllLogs, which Log Analytics owns")
     if layout not in ("partitioned", "sharded"):
         raise ValueError("layout must be partitioned or sharded")
     string = "STRING"
-    return [
+    return (
         _nullable("logName", string, "Resource name of the log the entry belongs to."),
         _record(
             "resource",
@@ -183,50 +172,32 @@ def sink_schema(
                 _nullable("totalSplits", "INTEGER", "Number of parts."),
             ],
         ),
-    ]
-
-
-_SQL_TYPES = {
-    "STRING": "STRING",
-    "INTEGER": "INT64",
-    "BOOLEAN": "BOOL",
-    "TIMESTAMP": "TIMESTAMP",
-    "FLOAT": "FLOAT64",
-    "JSON": "JSON",
-}
-
-
-def _sql_type(field: Field) -> str:
-    if field["type"] == "RECORD":
-        inner = ", ".join(f"{f['name']} {_sql_type(f)}" for f in field["fields"])
-        kind = f"STRUCT<{inner}>"
-    else:
-        kind = _SQL_TYPES[field["type"]]
-    return f"ARRAY<{kind}>" if field.get("mode") == "REPEATED" else kind
+    )
 
 
 # Columns of a Log Analytics linked dataset's _AllLogs view that the views may read.
-_ANALYTICS_COLUMNS: dict[str, str] = {
-    "timestamp": "TIMESTAMP",
-    "receive_timestamp": "TIMESTAMP",
-    "log_name": "STRING",
-    "log_id": "STRING",
-    "severity": "STRING",
-    "insert_id": "STRING",
-    "resource": "STRUCT<type STRING, labels JSON>",
-    "labels": "JSON",
-    "text_payload": "STRING",
-    "json_payload": "JSON",
-    "trace": "STRING",
-    "span_id": "STRING",
-}
+_ANALYTICS_COLUMNS: tuple[TableField, ...] = (
+    TableField("timestamp", "TIMESTAMP"),
+    TableField("receive_timestamp", "TIMESTAMP"),
+    TableField("log_name", "STRING"),
+    TableField("log_id", "STRING"),
+    TableField("severity", "STRING"),
+    TableField("insert_id", "STRING"),
+    TableField(
+        "resource", "RECORD", fields=(TableField("type", "STRING"), TableField("labels", "JSON"))
+    ),
+    TableField("labels", "JSON"),
+    TableField("text_payload", "STRING"),
+    TableField("json_payload", "JSON"),
+    TableField("trace", "STRING"),
+    TableField("span_id", "STRING"),
+)
 
 
 def table_columns(layout: Layout, specs: tuple[EventSpec, ...] | None = None) -> dict[str, str]:
     """Column name -> GoogleSQL type of the table the views read, for sqlglot."""
-    if layout == "analytics":
-        return dict(_ANALYTICS_COLUMNS)
-    return {field["name"]: _sql_type(field) for field in sink_schema(layout, specs)}
+    fields = _ANALYTICS_COLUMNS if layout == "analytics" else sink_fields(layout, specs)
+    return {field.name: field.googlesql() for field in fields}
 
 
 def qualify_schema(
@@ -245,4 +216,4 @@ def payload_types(specs: tuple[EventSpec, ...] | None = None) -> dict[str, str]:
 
     The same keys are read from the STRUCT (partitioned, sharded) or the JSON (analytics).
     """
-    return {f["name"]: _sql_type(f) for f in payload_fields(specs)}
+    return {f.name: f.googlesql() for f in payload_fields(specs)}

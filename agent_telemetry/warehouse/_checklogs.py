@@ -30,7 +30,7 @@ _REASONS = frozenset(reason.value for reason in RejectReason)
 MAX_POSITIONS = 5
 
 # The rules a line is checked against: rule ID -> what it means (the docs list these).
-RULES: Mapping[str, str] = {
+LINE_RULES: Mapping[str, str] = {
     "required": "a required field is missing or null",
     "type": "the JSON type does not match the field (string for an int, float, bool, ...)",
     "member": "a string outside the field's closed set",
@@ -175,7 +175,7 @@ class LogCheckReport:
             "events": {name: check.as_dict() for name, check in self.events.items()},
             "unknown_events": dict(sorted(self.unknown_events.items())),
             "rejected": dict(sorted(self.rejected.items())),
-            "rules": dict(RULES),
+            "rules": dict(LINE_RULES),
         }
 
 

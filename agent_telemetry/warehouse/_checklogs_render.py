@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agent_telemetry.warehouse._checklogs import RULES, LogCheckReport
+from agent_telemetry.warehouse._checklogs import LINE_RULES, LogCheckReport
 
 
 def render_json(report: LogCheckReport) -> str:
@@ -61,7 +61,7 @@ def render_text(report: LogCheckReport, console: Console) -> None:
                 violations.add_row(check.name, name, rule, f"{count:,}")
         console.print(violations)
         broken = {rule for check in report.events.values() for _name, rule in check.violations}
-        for rule, text in RULES.items():
+        for rule, text in LINE_RULES.items():
             if rule in broken:
                 console.print(f"  [bold]{rule}[/bold]: {text}")
     for title, counter in (

@@ -1,7 +1,8 @@
-"""DuckDB column types read off a BigQuery JSON table schema.
+"""DuckDB column types of a BigQuery table schema.
 
-The local sink table is built from the same schema ``sink_schema`` gives BigQuery, so
-there is one description of the sink; this module only translates its types.
+The local sink table is built from the same fields ``sink_fields`` gives BigQuery (or a
+BigQuery JSON schema the caller passes), so there is one description of the sink; this
+module only names its types in DuckDB.
 """
 
 from __future__ import annotations
@@ -10,18 +11,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.views import TableField
 
-BigQueryField = Mapping[str, Any]
-
-_SCALARS: Mapping[str, str] = {
+# DuckDB's name of each BigQuery type, by its JSON-schema name (TableField.type); RECORD
+# and REPEATED are built below.
+_DUCKDB_TYPES: Mapping[str, str] = {
     "STRING": "VARCHAR",
     "INTEGER": "BIGINT",
-    "INT64": "BIGINT",
     "FLOAT": "DOUBLE",
-    "FLOAT64": "DOUBLE",
     "NUMERIC": "DECIMAL(38, 9)",
     "BOOLEAN": "BOOLEAN",
-    "BOOL": "BOOLEAN",
     # BigQuery's TIMESTAMP is an instant; sqlglot transpiles it to DuckDB's TIMESTAMPTZ.
     "TIMESTAMP": "TIMESTAMPTZ",
     "DATETIME": "TIMESTAMP",
@@ -40,50 +39,55 @@ def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def duckdb_type(field: BigQueryField) -> str:
+def table_fields(schema: Sequence[Mapping[str, Any]]) -> tuple[TableField, ...]:
+    """A BigQuery JSON schema (``sink_schema``, ``bq show --schema``) as ``TableField``s."""
+    try:
+        return tuple(TableField.from_api(field) for field in schema)
+    except KeyError:
+        raise SinkSchemaError("a sink schema field has no name") from None
+
+
+def duckdb_type(field: TableField) -> str:
     """The DuckDB type of one BigQuery schema field (RECORD -> STRUCT, REPEATED -> list)."""
-    name = str(field.get("name", "?"))
-    bq_type = str(field.get("type", "")).upper()
-    if bq_type in ("RECORD", "STRUCT"):
-        children = field.get("fields") or ()
-        if not children:
-            raise SinkSchemaError(f"sink schema field {name!r}: a RECORD needs fields")
+    if field.is_record:
+        if not field.fields:
+            raise SinkSchemaError(f"sink schema field {field.name!r}: a RECORD needs fields")
         inner = ", ".join(
-            f"{quote_identifier(str(child['name']))} {duckdb_type(child)}" for child in children
+            f"{quote_identifier(child.name)} {duckdb_type(child)}" for child in field.fields
         )
         base = f"STRUCT({inner})"
-    elif bq_type in _SCALARS:
-        base = _SCALARS[bq_type]
+    elif field.type in _DUCKDB_TYPES:
+        base = _DUCKDB_TYPES[field.type]
     else:
-        raise SinkSchemaError(f"sink schema field {name!r}: unsupported type {bq_type or '?'}")
-    if str(field.get("mode", "NULLABLE")).upper() == "REPEATED":
+        raise SinkSchemaError(
+            f"sink schema field {field.name!r}: unsupported type {field.type or '?'}"
+        )
+    if field.mode == "REPEATED":
         return f"{base}[]"
     return base
 
 
-def column_types(fields: Iterable[BigQueryField]) -> dict[str, str]:
+def column_types(fields: Iterable[TableField]) -> dict[str, str]:
     """Column name -> DuckDB type, in schema order."""
     columns: dict[str, str] = {}
     for field in fields:
-        name = str(field["name"])
-        if name in columns:
-            raise SinkSchemaError(f"sink schema field {name!r} appears twice")
-        columns[name] = duckdb_type(field)
+        if field.name in columns:
+            raise SinkSchemaError(f"sink schema field {field.name!r} appears twice")
+        columns[field.name] = duckdb_type(field)
     return columns
 
 
-def record_fields(schema: Sequence[BigQueryField], name: str) -> Sequence[BigQueryField]:
+def record_fields(schema: Sequence[TableField], name: str) -> Sequence[TableField]:
     """The sub-fields of the top-level RECORD ``name`` (``jsonPayload``)."""
     for field in schema:
-        if field.get("name") == name:
-            if str(field.get("type", "")).upper() not in ("RECORD", "STRUCT"):
+        if field.name == name:
+            if not field.is_record:
                 raise SinkSchemaError(f"sink schema field {name!r} is not a RECORD")
-            children: Sequence[BigQueryField] = field.get("fields") or ()
-            return children
+            return field.fields
     raise SinkSchemaError(f"sink schema has no {name!r} column")
 
 
-def create_table_sql(table: str, schema: Sequence[BigQueryField]) -> str:
+def create_table_sql(table: str, schema: Sequence[TableField]) -> str:
     columns = ", ".join(
         f"{quote_identifier(name)} {kind}" for name, kind in column_types(schema).items()
     )

@@ -15,14 +15,13 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import duckdb
 
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.views import sink_schema
+from agent_telemetry.views import TableField, sink_fields
 from agent_telemetry.warehouse._duckdb_types import (
-    BigQueryField,
     create_table_sql,
     quote_identifier,
 )
@@ -30,7 +29,7 @@ from agent_telemetry.warehouse._load_progress import LoadProgress, run_watched
 from agent_telemetry.warehouse._load_scan import (
     FileLayout,
     Kind,
-    Record,
+    LogItem,
     Shape,
     classify_record,
     iter_lines,
@@ -102,19 +101,19 @@ class LoadReport:
         return sum(f.truncated for f in self.files)
 
 
-def default_sink_schema() -> list[dict[str, Any]]:
+def default_sink_fields() -> tuple[TableField, ...]:
     """The sink table ``agent-telemetry sink-schema --layout partitioned`` pins in BigQuery."""
-    return sink_schema("partitioned")
+    return sink_fields("partitioned")
 
 
 def create_sink(
     con: duckdb.DuckDBPyConnection,
     *,
     table: str = SINK_TABLE,
-    schema: Sequence[BigQueryField] | None = None,
+    schema: Sequence[TableField] | None = None,
 ) -> SinkColumns:
     """(Re)create the empty sink table; ``schema`` overrides the models' sink schema."""
-    schema = default_sink_schema() if schema is None else schema
+    schema = default_sink_fields() if schema is None else schema
     sink = SinkColumns.from_schema(schema)
     con.execute(f"DROP TABLE IF EXISTS {quote_identifier(table)}")
     con.execute(create_table_sql(table, local_fields(schema)))
@@ -126,7 +125,7 @@ def load_logs(
     paths: Iterable[str | Path],
     *,
     table: str = SINK_TABLE,
-    schema: Sequence[BigQueryField] | None = None,
+    schema: Sequence[TableField] | None = None,
     progress: LoadProgress | None = None,
     replace: bool = True,
     method: Literal["auto", "python"] = "auto",
@@ -145,7 +144,7 @@ def load_logs(
     if replace:
         sink = create_sink(con, table=table, schema=schema)
     else:
-        sink = SinkColumns.from_schema(default_sink_schema() if schema is None else schema)
+        sink = SinkColumns.from_schema(default_sink_fields() if schema is None else schema)
     loaded = []
     with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
         for number, path in enumerate(files):
@@ -250,7 +249,7 @@ class _FileLoader:
             report.loaded += int(rows)
         report.other_json = report.records - report.loaded - report.text - report.truncated
 
-    def _python(self, records: Iterator[Record], layout: FileLayout) -> FileLoad:
+    def _python(self, records: Iterator[LogItem], layout: FileLayout) -> FileLoad:
         report = FileLoad(self.label, layout, "python")
         batches: dict[Shape, list[str]] = {Shape.EMITTER: [], Shape.ENTRY: []}
         done = 0

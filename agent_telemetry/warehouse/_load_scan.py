@@ -225,8 +225,9 @@ def _skip_separators(text: str, pos: int) -> int:
 
 
 @dataclass(slots=True)
-class Record:
-    """One line or array element: its kind, and for telemetry its raw JSON text."""
+class LogItem:
+    """One item of a log file, a line or an array element: its kind, and for telemetry its raw
+    JSON text. (Not the emitter's record: that is the line as a dict.)"""
 
     kind: Kind
     text: str  # the raw JSON of a telemetry record (what DuckDB types), else ""
@@ -236,7 +237,7 @@ class Record:
     cut: bool = False  # the MALFORMED tail of a gzip stream that broke off (cut or corrupt)
 
 
-def iter_records(path: Path, layout: FileLayout) -> Iterator[Record]:
+def iter_records(path: Path, layout: FileLayout) -> Iterator[LogItem]:
     """Every record of a file, streamed, whichever its layout."""
     if layout == "array":
         yield from iter_array(path)
@@ -247,15 +248,15 @@ def iter_records(path: Path, layout: FileLayout) -> Iterator[Record]:
             number, raw = next(lines)
         except StopIteration as stop:
             if stop.value is not None:  # a gzip stream cut off: its tail is one truncated record
-                yield Record(Kind.MALFORMED, "", 0, None, stop.value, cut=True)
+                yield LogItem(Kind.MALFORMED, "", 0, None, stop.value, cut=True)
             return
         kind, value = classify_record(raw)
         telemetry = kind in (Kind.EMITTER, Kind.ENTRY)
         text = raw.decode("utf-8", errors="replace") if telemetry else ""
-        yield Record(kind, text, len(raw) + 1, value, number)
+        yield LogItem(kind, text, len(raw) + 1, value, number)
 
 
-def iter_array(path: Path) -> Iterator[Record]:
+def iter_array(path: Path) -> Iterator[LogItem]:
     """The elements of a file holding one JSON array, streamed.
 
     A file cut off mid-element (an interrupted export, or a gzip stream that breaks off)
@@ -291,12 +292,12 @@ def iter_array(path: Path) -> Iterator[Record]:
             if pos >= len(buffer):
                 if eof or not more():
                     if started or cut:
-                        yield Record(Kind.MALFORMED, "", 0, None, number + 1, cut=cut)  # no "]"
+                        yield LogItem(Kind.MALFORMED, "", 0, None, number + 1, cut=cut)  # no "]"
                     return
                 continue
             if not started:
                 if buffer[pos] != "[":
-                    yield Record(Kind.MALFORMED, "", 0, None, 1)
+                    yield LogItem(Kind.MALFORMED, "", 0, None, 1)
                     return
                 started = True
                 pos += 1
@@ -313,7 +314,7 @@ def iter_array(path: Path) -> Iterator[Record]:
                 if len(buffer) - pos < MAX_ELEMENT and not eof and more():
                     continue
                 size = len(buffer) - pos
-                yield Record(Kind.MALFORMED, "", size, None, number + 1, cut=cut)
+                yield LogItem(Kind.MALFORMED, "", size, None, number + 1, cut=cut)
                 return
             # A number may continue in the next chunk ("0" then ".5"): unless a delimiter
             # follows it, read on and decode again.
@@ -324,7 +325,7 @@ def iter_array(path: Path) -> Iterator[Record]:
             text = buffer[pos:end]
             size = len(text) if text.isascii() else len(text.encode("utf-8"))
             number += 1
-            yield Record(kind_of(value), text, size, value, number)
+            yield LogItem(kind_of(value), text, size, value, number)
             pos = end
 
 

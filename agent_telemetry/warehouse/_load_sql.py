@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from agent_telemetry.views import PAYLOAD_COLUMN
+from agent_telemetry.views import PAYLOAD_COLUMN, TableField
 from agent_telemetry.warehouse._duckdb_types import (
-    BigQueryField,
     SinkSchemaError,
     column_types,
     duckdb_type,
@@ -35,11 +34,11 @@ REQUIRED_ENVELOPE_KEYS = ("event", "schema_version")
 LOCAL_COLUMNS = (TIMESTAMP, PAYLOAD)
 
 
-def local_fields(schema: Sequence[BigQueryField]) -> list[BigQueryField]:
+def local_fields(schema: Sequence[TableField]) -> list[TableField]:
     """The sink schema's fields the local table keeps (the LogEntry envelope the views
     never read would only cost load time), in schema order."""
-    fields = [field for field in schema if field.get("name") in LOCAL_COLUMNS]
-    names = [field.get("name") for field in fields]
+    fields = [field for field in schema if field.name in LOCAL_COLUMNS]
+    names = [field.name for field in fields]
     for name in LOCAL_COLUMNS:
         if name not in names:
             raise SinkSchemaError(f"sink schema has no {name!r} column")
@@ -59,15 +58,15 @@ class SinkColumns:
     structure: Mapping[str, Any]  # json_transform structure of a LogEntry's kept columns
 
     @classmethod
-    def from_schema(cls, schema: Sequence[BigQueryField]) -> SinkColumns:
+    def from_schema(cls, schema: Sequence[TableField]) -> SinkColumns:
         schema = local_fields(schema)
         columns = column_types(schema)
         payload_fields = record_fields(schema, PAYLOAD)
-        payload = {str(f["name"]): duckdb_type(f) for f in payload_fields}
+        payload = {f.name: duckdb_type(f) for f in payload_fields}
         for key in REQUIRED_ENVELOPE_KEYS:
             if key not in payload:
                 raise SinkSchemaError(f"sink schema's {PAYLOAD} has no {key!r} field")
-        structure = {str(f["name"]): _structure(f) for f in schema}
+        structure = {f.name: _structure(f) for f in schema}
         return cls(columns, payload, structure)
 
     def line_structure(self) -> dict[str, Any]:
@@ -82,13 +81,13 @@ class SinkColumns:
         return {**self.payload, **lifted}
 
 
-def _structure(field: BigQueryField) -> Any:
+def _structure(field: TableField) -> Any:
     """A BigQuery field as a json_transform structure (dicts, one-item lists, type names)."""
-    if str(field.get("type", "")).upper() in ("RECORD", "STRUCT"):
-        inner: Any = {str(child["name"]): _structure(child) for child in field["fields"]}
+    if field.is_record:
+        inner: Any = {child.name: _structure(child) for child in field.fields}
     else:
-        inner = duckdb_type({**field, "mode": "NULLABLE"})
-    if str(field.get("mode", "NULLABLE")).upper() == "REPEATED":
+        inner = duckdb_type(replace(field, mode="NULLABLE"))
+    if field.mode == "REPEATED":
         return [inner]
     return inner
 

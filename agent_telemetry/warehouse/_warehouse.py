@@ -15,14 +15,15 @@ views are the generated BigQuery SQL transpiled by sqlglot.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 
-from agent_telemetry.warehouse._duckdb_types import BigQueryField
+from agent_telemetry.views import TableField
+from agent_telemetry.warehouse._duckdb_types import table_fields
 from agent_telemetry.warehouse._duckdb_views import (
     TranspileError,
     create_duckdb_views,
@@ -33,7 +34,7 @@ from agent_telemetry.warehouse._load import (
     FileLoad,
     LoadError,
     LoadReport,
-    default_sink_schema,
+    default_sink_fields,
     load_logs,
 )
 from agent_telemetry.warehouse._load_progress import LoadProgress
@@ -57,7 +58,7 @@ __all__ = [
 ]
 
 LOCAL_LAYOUT: Layout = "partitioned"
-_DEFAULT_CONFIG = {
+_BUILT_IN_CONFIG = {
     "source": {"project": "agent-telemetry-local", "dataset": "agent_logs"},
     "target": {"project": "agent-telemetry-local", "dataset": "agent_telemetry"},
 }
@@ -74,7 +75,7 @@ def default_config(path: str | Path | None = None) -> DeploymentConfig:
         return load_config(path)
     if Path("telemetry.toml").is_file():
         return load_config("telemetry.toml")
-    return parse_config(_DEFAULT_CONFIG, origin="built-in local config")
+    return parse_config(_BUILT_IN_CONFIG, origin="built-in local config")
 
 
 @functools.cache
@@ -96,7 +97,7 @@ class Warehouse:
         path: str | Path | None = None,
         *,
         config: DeploymentConfig | None = None,
-        schema: Sequence[BigQueryField] | None = None,
+        schema: Sequence[Mapping[str, Any]] | None = None,
         table: str = SINK_TABLE,
     ) -> None:
         self.con = duckdb.connect(":memory:" if path is None else str(path))
@@ -105,7 +106,10 @@ class Warehouse:
         # Row order is never relied on (every query orders); unordered loads are faster.
         self.con.execute("SET preserve_insertion_order = false")
         self.config = default_config() if config is None else config
-        self.schema: Sequence[BigQueryField] = default_sink_schema() if schema is None else schema
+        # ``schema`` is a BigQuery JSON schema, as ``sink_schema`` or ``bq show --schema`` give it.
+        self.schema: tuple[TableField, ...] = (
+            default_sink_fields() if schema is None else table_fields(schema)
+        )
         self.table = table
         self.sink = SinkColumns.from_schema(self.schema)
 

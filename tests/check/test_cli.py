@@ -331,7 +331,7 @@ def test_lock_writes_a_breaking_change_an_exception_covers(tmp_path: Path) -> No
     assert path.read_text(encoding="utf-8") == LOCK_PATH.read_text(encoding="utf-8")
 
 
-ENTRY_POINT = "from agent_telemetry.cli import main; main()"
+ENTRY_POINT = "from agent_telemetry._entry import main; main()"
 
 
 def test_a_broken_model_in_the_package_is_reported_not_raised(tmp_path: Path) -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from agent_telemetry.config import load_config
 from agent_telemetry.deploy._apply import column_schema
-from agent_telemetry.deploy._types import TableField
-from agent_telemetry.views import generate_views
+from agent_telemetry.views import TableField, generate_views
 from tests.conftest import EXAMPLE_CONFIG
 
 VIEW = generate_views(load_config(EXAMPLE_CONFIG))[0]
@@ -24,6 +23,6 @@ def test_descriptions_are_generated_and_types_come_from_the_dry_run_over_a_stale
 def test_without_a_server_schema_the_generated_column_types_are_used() -> None:
     schema = column_schema(VIEW, (), ())
     assert [(f.name, f.type, f.mode) for f in schema] == [
-        (c["name"], c["type"], c["mode"]) for c in (col.schema_field() for col in VIEW.columns)
+        (c.name, c.type, c.mode) for c in (col.schema_field() for col in VIEW.columns)
     ]
     assert schema[-1].mode == "REPEATED"

@@ -174,16 +174,46 @@ def test_the_retry_deadline_comes_from_the_environment(monkeypatch: pytest.Monke
             retry_deadline_from_env()
 
 
-def test_without_the_bigquery_extra_the_commands_say_how_to_install_it() -> None:
+def _without_bigquery(*args: str) -> subprocess.CompletedProcess[str]:
     code = (
         "import sys\n"
         "sys.modules['google.cloud.bigquery'] = None  # as if the extra were not installed\n"
-        "from agent_telemetry.cli import main\n"
-        f"main(['views', 'plan', '--config', {str(EXAMPLE_CONFIG)!r}])\n"
+        "from agent_telemetry._entry import main\n"
+        "sys.argv[0] = 'agent-telemetry'\n"
+        "main()\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=EXAMPLE_CONFIG.parent,  # `views build --check` compares the repository's files
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("command", ["plan", "approve", "apply"])
+def test_without_the_bigquery_extra_the_commands_say_how_to_install_it(
+    command: str, tmp_path: Path
+) -> None:
+    approval = tmp_path / "approval.json"
+    approval.write_text("{}")
+    extra = {"approve": ["--by", "analyst"], "apply": ["--approval", str(approval)]}
+    result = _without_bigquery(
+        "views", command, "--config", str(EXAMPLE_CONFIG), *extra.get(command, [])
+    )
     assert result.returncode == 1
-    assert "pip install 'agent-telemetry[bigquery]'" in result.stderr
+    assert result.stderr.splitlines() == [
+        "Error: google-cloud-bigquery is not installed; install the extra: "
+        "pip install 'agent-telemetry[bigquery]'"
+    ]
+
+
+def test_without_the_bigquery_extra_the_other_views_commands_work() -> None:
+    result = _without_bigquery("views", "build", "--check", "--config", str(EXAMPLE_CONFIG))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "views are up to date\n", "")
+    listed = _without_bigquery("views", "--help")
+    assert listed.returncode == 0
+    assert all(name in listed.stdout for name in ("build", "plan", "approve", "apply"))
 
 
 def test_without_an_endpoint_or_credentials_the_error_says_how_to_log_in(tmp_path: Path) -> None:
@@ -198,7 +228,7 @@ def test_without_an_endpoint_or_credentials_the_error_says_how_to_log_in(tmp_pat
         [
             sys.executable,
             "-c",
-            "from agent_telemetry.cli import main; main()",
+            "from agent_telemetry._entry import main; main()",
             "views",
             "plan",
             "--config",

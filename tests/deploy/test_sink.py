@@ -12,7 +12,7 @@ from agent_telemetry.deploy._sink import (
     patched_schema,
     sink_table_name,
 )
-from agent_telemetry.deploy._types import TableField
+from agent_telemetry.views import TableField
 
 PAYLOAD = desired_payload("partitioned")
 NAMES = [f.name for f in PAYLOAD.fields]

@@ -103,7 +103,7 @@ def test_view_metadata_comes_from_the_models(config: DeploymentConfig) -> None:
 
 def test_column_docs_give_a_bigquery_schema(config: DeploymentConfig) -> None:
     view = generate_views(config, "partitioned")[0]
-    fields = {c.name: c.schema_field() for c in view.columns}
+    fields = {c.name: c.schema_field().to_api() for c in view.columns}
     assert fields["timestamp"]["type"] == "TIMESTAMP"
     assert fields["queue_wait_ms"]["type"] == "INTEGER"
     assert fields["lane"]["type"] == "STRING"

@@ -93,8 +93,8 @@ def test_a_field_name_shared_by_events_must_agree_on_type() -> None:
     with pytest.raises(ValueError, match=r"b\.n: type STRING conflicts with a\.n \(INTEGER\)"):
         payload_fields((one, two))
     same = EventSpec("c", 1, "C.", (FieldSpec("n", "int", False, "Other N.", ge=0, le=9),))
-    merged = {f["name"]: f for f in payload_fields((one, same))}
-    assert merged["n"]["description"] == "a: N. c: Other N."
+    merged = {f.name: f for f in payload_fields((one, same))}
+    assert merged["n"].description == "a: N. c: Other N."
 
 
 def test_duckdb_column_types_follow_the_sink_schema() -> None:

@@ -84,12 +84,12 @@ def test_the_quality_view_covers_every_version(config: DeploymentConfig) -> None
 
 
 def test_the_sink_keeps_the_columns_of_retired_versions() -> None:
-    only_v2 = {f["name"]: f for f in payload_fields(tuple(s for s in SPECS if s != SPECS[0]))}
-    every = {f["name"]: f for f in payload_fields(SPECS)}
+    only_v2 = {f.name: f for f in payload_fields(tuple(s for s in SPECS if s != SPECS[0]))}
+    every = {f.name: f for f in payload_fields(SPECS)}
     assert "attempts" not in only_v2
-    assert every["attempts"]["type"] == "INTEGER"
+    assert every["attempts"].type == "INTEGER"
     # A field both versions have is described once per event, from the newest version.
-    assert every["lane"]["description"] == "pipeline_run: Queue lane the run used."
+    assert every["lane"].description == "pipeline_run: Queue lane the run used."
 
 
 def test_two_views_with_one_name_are_refused(config: DeploymentConfig) -> None:

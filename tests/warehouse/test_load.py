@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from agent_telemetry.views import sink_schema
+from agent_telemetry.views import sink_fields
 from agent_telemetry.warehouse import SINK_TABLE, LoadError, Warehouse
 from agent_telemetry.warehouse._duckdb_types import column_types
 from tests.warehouse.broken_input import BAD_HEADER, fifo_with, half_gzip, telemetry_lines
@@ -29,7 +29,7 @@ def test_sink_table_keeps_the_sink_schema_columns_the_views_read(
 ) -> None:
     wh.load([write_lines(tmp_path / "empty.jsonl", [])])
     described = dict(wh.rows(f"SELECT column_name, column_type FROM (DESCRIBE {SINK})"))
-    expected = column_types(sink_schema("partitioned"))
+    expected = column_types(sink_fields("partitioned"))
     assert list(described) == ["jsonPayload", "timestamp"]  # in the sink schema's order
     for name, kind in described.items():  # DuckDB spells the types its own way
         assert wh.one(f"SELECT typeof(NULL::{expected[name]})") == (kind,)
