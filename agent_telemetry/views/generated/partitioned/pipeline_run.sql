@@ -89,8 +89,8 @@ WITH lines AS (
   WHERE
     sink.jsonPayload.event = 'pipeline_run'
   QUALIFY
-    sink.insertid IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertid, sink.timestamp) = 1
+    sink.insertId IS NULL
+    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
 )
 SELECT
   lines.timestamp AS timestamp,

@@ -53,8 +53,8 @@ WITH lines AS (
   WHERE
     sink.jsonPayload.event = 'provider_status'
   QUALIFY
-    sink.insertid IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertid, sink.timestamp) = 1
+    sink.insertId IS NULL
+    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
 )
 SELECT
   lines.timestamp AS timestamp,

@@ -83,9 +83,9 @@ WITH pipeline_run_lines AS (
     ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     IF(
-      sink.insertid IS NULL,
+      sink.insertId IS NULL,
       0,
-      COUNT(*) OVER (PARTITION BY sink.insertid, sink.timestamp) - 1
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
     NOT sink.jsonPayload.lane IS NULL AS lane__present,
     SAFE_CAST(sink.jsonPayload.lane AS STRING) AS lane,
@@ -113,8 +113,8 @@ WITH pipeline_run_lines AS (
   WHERE
     sink.jsonPayload.event = 'pipeline_run'
   QUALIFY
-    sink.insertid IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertid, sink.timestamp) = 1
+    sink.insertId IS NULL
+    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
 ), chat_turn_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
@@ -151,9 +151,9 @@ WITH pipeline_run_lines AS (
     ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     IF(
-      sink.insertid IS NULL,
+      sink.insertId IS NULL,
       0,
-      COUNT(*) OVER (PARTITION BY sink.insertid, sink.timestamp) - 1
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
     NOT sink.jsonPayload.tier IS NULL AS tier__present,
     SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
@@ -173,8 +173,8 @@ WITH pipeline_run_lines AS (
   WHERE
     sink.jsonPayload.event = 'chat_turn'
   QUALIFY
-    sink.insertid IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertid, sink.timestamp) = 1
+    sink.insertId IS NULL
+    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
 ), pipeline_render_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
@@ -195,9 +195,9 @@ WITH pipeline_run_lines AS (
     ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     IF(
-      sink.insertid IS NULL,
+      sink.insertId IS NULL,
       0,
-      COUNT(*) OVER (PARTITION BY sink.insertid, sink.timestamp) - 1
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
     NOT sink.jsonPayload.theme IS NULL AS theme__present,
     SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
@@ -215,8 +215,8 @@ WITH pipeline_run_lines AS (
   WHERE
     sink.jsonPayload.event = 'pipeline_render'
   QUALIFY
-    sink.insertid IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertid, sink.timestamp) = 1
+    sink.insertId IS NULL
+    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
 ), provider_status_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
@@ -237,9 +237,9 @@ WITH pipeline_run_lines AS (
     ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
     IF(
-      sink.insertid IS NULL,
+      sink.insertId IS NULL,
       0,
-      COUNT(*) OVER (PARTITION BY sink.insertid, sink.timestamp) - 1
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
     NOT sink.jsonPayload.provider IS NULL AS provider__present,
     SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
@@ -255,8 +255,8 @@ WITH pipeline_run_lines AS (
   WHERE
     sink.jsonPayload.event = 'provider_status'
   QUALIFY
-    sink.insertid IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertid, sink.timestamp) = 1
+    sink.insertId IS NULL
+    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
 )
 SELECT
   pipeline_run_lines.day AS day,
