@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 import pytest
 import sqlglot
+from sqlglot import exp
 
 from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout, parse_config
 from agent_telemetry.views import INSERT_ID_COLUMN, QUALITY_VIEW, ViewDefinition, generate_views
@@ -47,8 +48,9 @@ def con() -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 def _duckdb_type(bigquery_type: str) -> str:
-    expression = sqlglot.parse_one(f"CAST(NULL AS {bigquery_type})", dialect="bigquery")
-    return expression.to.sql("duckdb")  # type: ignore[attr-defined]
+    cast = sqlglot.parse_one(f"CAST(NULL AS {bigquery_type})", dialect="bigquery")
+    assert isinstance(cast, exp.Cast)
+    return cast.to.sql("duckdb")
 
 
 def _table(layout: Layout) -> str:
