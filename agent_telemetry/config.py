@@ -80,6 +80,9 @@ class SourceConfig(_Strict):
     layout: Layout = "partitioned"
     table: BigQueryName | None = None
     log_id: LogId = DEFAULT_LOG_ID
+    # Exports are not de-duplicated: the views keep one row per LogEntry (insertId with
+    # timestamp) unless a sink is known to be clean (docs/analyst-guide.md).
+    dedupe: bool = True
 
     def table_for(self, layout: Layout) -> str:
         """The table (or view) to read for ``layout``; sharded tables get the ``_*`` wildcard.
@@ -140,6 +143,8 @@ def _message(error: Any) -> str:
             return str(cause)
     if kind == "literal_error":
         return f"must be one of {', '.join(LAYOUTS)}"
+    if kind == "bool_type":
+        return "wrong type (true or false expected)"
     if kind in {"string_type", "model_type", "dict_type"}:
         return "wrong type (" + ("a string" if kind == "string_type" else "a table") + " expected)"
     return "invalid value"

@@ -15,6 +15,12 @@ shown apart.
 The file is written in the emitter's line format with orjson (values drawn from the
 models' own sets and bounds, a fixed seed), which is far faster than emitting a
 million validated lines and gives the same bytes per line.
+
+``--dedupe-cost``: what keeping one row per log entry costs, in this process, on one
+loaded table: the same aggregate over ``pipeline_run`` generated with dedupe on and off
+(``[source] dedupe``), rounds alternating, with the insert id NULL (emitter lines, as
+loaded today) and filled with a distinct id per row (a sink's export: every row goes
+through the window).
 """
 
 from __future__ import annotations
@@ -30,8 +36,9 @@ from typing import Any
 import duckdb
 import orjson
 
+from agent_telemetry.config import DeploymentConfig
 from agent_telemetry.schema import EVENTS, FieldSpec, event_spec
-from agent_telemetry.warehouse import Warehouse
+from agent_telemetry.warehouse import Warehouse, duckdb_query, local_views
 
 # The mix of a busy day: mostly runs and renders, some chat, a few provider changes.
 MIX = {"pipeline_run": 40, "pipeline_render": 35, "chat_turn": 23, "provider_status": 2}
@@ -130,11 +137,65 @@ def _best(runs: list[Times]) -> Times:
     return min(r[0] for r in runs), min(r[1] for r in runs)
 
 
+def _pipeline_run(wh: Warehouse, config: DeploymentConfig, name: str) -> None:
+    """``pipeline_run`` as ``config`` generates it, created on ``wh``'s sink as ``name``."""
+    view = next(v for v in local_views(config) if v.name == "pipeline_run")
+    source = config.source
+    sql = duckdb_query(
+        view,
+        (source.project, source.dataset, source.table_for("partitioned")),
+        sink_table=wh.table,
+        payload_column="jsonPayload",
+        payload_fields=wh.sink.payload,
+    )
+    wh.rows(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+
+
+def dedupe_cost(path: Path, rounds: int) -> None:
+    with Warehouse() as wh:
+        on, off = (
+            wh.config.model_copy(
+                update={"source": wh.config.source.model_copy(update={"dedupe": dedupe})}
+            )
+            for dedupe in (True, False)
+        )
+        wh.load([path])
+        _pipeline_run(wh, on, "with_dedupe")
+        _pipeline_run(wh, off, "without_dedupe")
+        queries = {name: QUERY.format(source=name) for name in ("with_dedupe", "without_dedupe")}
+        (lines,) = wh.one(f'SELECT count(*) FROM "{wh.table}"')
+        print(f"\ndedupe cost, {lines:,} lines, the pipeline_run aggregate, best of {rounds}:")
+        for case in ("insert id NULL (emitter lines)", "insert id distinct per row (export)"):
+            if "distinct" in case:
+                wh.rows(
+                    f'UPDATE "{wh.table}" SET insertId = substr(md5(CAST(rowid AS VARCHAR)), 1, 16)'
+                )
+            runs: dict[str, list[Times]] = {name: [] for name in queries}
+            results = {}
+            for _ in range(rounds):
+                for name, query in queries.items():
+                    started = _clock()
+                    results[name] = wh.rows(query)
+                    runs[name].append(_since(started))
+            if results["with_dedupe"] != results["without_dedupe"]:
+                raise SystemExit("dedupe changed the aggregate of a file without duplicates")
+            with_, without = _best(runs["with_dedupe"]), _best(runs["without_dedupe"])
+            print(
+                f"  {case}: with {with_[0]:.3f} s / without {without[0]:.3f} s wall"
+                f" = {with_[0] / without[0]:.2f}x; cpu {with_[1] / without[1]:.2f}x"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="keep the generated file")
+    parser.add_argument(
+        "--dedupe-cost",
+        action="store_true",
+        help="only time the pipeline_run aggregate with dedupe on against off",
+    )
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="agent-telemetry-bench-"))
@@ -148,6 +209,10 @@ def main() -> None:
 
     with Warehouse() as warm:  # generating the views' SQL is cached per process
         warm.views()
+    if args.dedupe_cost:
+        dedupe_cost(path, args.rounds)
+        _clean(path, tmp, args.keep)
+        return
     loads: list[Times] = []
     queries: list[Times] = []
     views: list[Times] = []
@@ -179,7 +244,11 @@ def main() -> None:
             f" | ratio {total[index] / base[index]:.2f}x (target <= 1.5x)"
         )
     print(f"  creating the 5 views (transpile, size-independent): {_best(views)[0]:.3f} s wall")
-    if args.keep:
+    _clean(path, tmp, args.keep)
+
+
+def _clean(path: Path, tmp: Path, keep: bool) -> None:
+    if keep:
         print(f"kept {path}")
     else:
         path.unlink()

@@ -149,3 +149,21 @@ def test_each_layout_reads_its_table() -> None:
     ).source
     assert analytics.table_for("analytics") == "_Default"
     assert analytics.table_for("partitioned") == "run_googleapis_com_stdout"
+
+
+def test_dedupe_is_on_by_default_and_can_be_turned_off(tmp_path: Path) -> None:
+    assert parse_config(GOOD).source.dedupe is True
+    assert load_config(EXAMPLE_CONFIG).source.dedupe is True
+    path = tmp_path / "telemetry.toml"
+    path.write_text(
+        '[source]\nproject = "acme-agents-prod"\ndataset = "d"\ndedupe = false\n'
+        '[target]\nproject = "acme-agents-prod"\ndataset = "t"\n'
+    )
+    assert load_config(path).source.dedupe is False
+
+
+@pytest.mark.parametrize("value", ["false", "no", 0, 1, None])
+def test_dedupe_must_be_true_or_false(value: object) -> None:
+    # A string "false" would be truthy: only a TOML boolean is a switch.
+    with pytest.raises(ConfigError, match=r"source\.dedupe: wrong type \(true or false expected\)"):
+        parse_config(_with("source", "dedupe", value))

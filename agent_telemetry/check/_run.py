@@ -135,7 +135,9 @@ def run_check(
     )
     from agent_telemetry.views import GENERATED_DIR, ViewBuildError
 
-    found, checked = binding_findings(versions.values(), sql_dir or GENERATED_DIR)
+    found, checked = binding_findings(
+        versions.values(), sql_dir or GENERATED_DIR, dedupe=config.source.dedupe
+    )
     report.stage(BINDINGS_STAGE, found, f"{checked} committed views read back")
     try:
         report.stage(GENERATED_STAGE, generated_drift(config_path, sql_dir, docs_path, specs))

@@ -15,14 +15,16 @@ from sqlglot.errors import SqlglotError
 from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._locate import lock_location
 from agent_telemetry.check._paths import display_path
-from agent_telemetry.config import LAYOUTS
+from agent_telemetry.config import LAYOUTS, Layout
 from agent_telemetry.schema import EventSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.lock import SchemaLock
 from agent_telemetry.views import (
     GENERATED_DIR,
+    QUALITY_VIEW,
     BuildResult,
     binding_violations,
     build,
+    dedupe_violations,
     sql_path,
     view_name,
 )
@@ -44,13 +46,33 @@ def _column_line(sql: str, column: str) -> int | None:
     return None
 
 
+def _dedupe_findings(
+    sql: str, layout: Layout, dedupe: bool, path: Path, event: str | None
+) -> list[Finding]:
+    return [
+        Finding(
+            BINDINGS_STAGE,
+            "VIEW_DEDUPE",
+            f"{layout} view: {problem}",
+            event=event,
+            file=display_path(path),
+            line=_column_line(sql, "QUALIFY") or 1,
+        )
+        for problem in dedupe_violations(sql, layout, dedupe)
+    ]
+
+
 def binding_findings(
-    models: Iterable[type[TelemetryEvent]], sql_dir: Path = GENERATED_DIR
+    models: Iterable[type[TelemetryEvent]], sql_dir: Path = GENERATED_DIR, *, dedupe: bool = True
 ) -> tuple[list[Finding], int]:
     """VIEW_BINDING for every column of a committed event view that is not bound to its
     field, read back from the SQL itself. ``models`` are every event version (the
     registry's values): each version's view is held to that version's fields. Returns
-    the findings and the views checked."""
+    the findings and the views checked.
+
+    VIEW_DEDUPE for every committed view (telemetry_quality too) whose rows are not one
+    per log entry in the pruning-safe form (``dedupe``: telemetry.toml's switch), or,
+    with dedupe off, that drops any row."""
     specs = tuple(event_spec(model) for model in models)
     findings: list[Finding] = []
     checked = 0
@@ -62,6 +84,7 @@ def binding_findings(
                 continue  # a missing file is the drift stage's finding
             sql = path.read_text(encoding="utf-8")
             checked += 1
+            findings += _dedupe_findings(sql, layout, dedupe, path, spec.name)
             for problem in binding_violations(sql, spec, layout, name, specs):
                 column = None if problem.column == "*" else problem.column
                 findings.append(
@@ -75,6 +98,10 @@ def binding_findings(
                         line=_column_line(sql, column) if column else 1,
                     )
                 )
+        quality = sql_path(sql_dir, layout, QUALITY_VIEW)
+        if quality.is_file():  # held to the dedupe form too; the count is of event views
+            text = quality.read_text(encoding="utf-8")
+            findings += _dedupe_findings(text, layout, dedupe, quality, None)
     return findings, checked
 
 

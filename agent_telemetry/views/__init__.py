@@ -13,6 +13,8 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
   views, warehouse and deploy share);
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key;
+- ``dedupe_violations(query, layout, dedupe)``: proof, read back from the SQL, that a view
+  keeps one row per log entry (insertId with timestamp) in the form that keeps pruning;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
   committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
 """
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_telemetry.views._describe import QUALITY_VIEW, VIEW_ENVELOPE_COLUMNS, view_name
 from agent_telemetry.views._sink import (
+    INSERT_ID_COLUMN,
     PAYLOAD_COLUMN,
     payload_fields,
     sink_fields,
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
         expected_files,
         sql_path,
     )
+    from agent_telemetry.views._dedupe import dedupe_violations
     from agent_telemetry.views._render import (
         MANAGED_BY,
         ColumnDoc,
@@ -62,6 +66,7 @@ _LAZY = {
     "column_lineage": "_bindings",
     "expected_sources": "_bindings",
     "view_lineage": "_bindings",
+    "dedupe_violations": "_dedupe",
     "GENERATED_DIR": "_build",
     "BuildResult": "_build",
     "build": "_build",
@@ -87,6 +92,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "GENERATED_DIR",
+    "INSERT_ID_COLUMN",
     "MANAGED_BY",
     "PAYLOAD_COLUMN",
     "QUALITY_VIEW",
@@ -100,6 +106,7 @@ __all__ = [
     "binding_violations",
     "build",
     "column_lineage",
+    "dedupe_violations",
     "expected_files",
     "expected_sources",
     "generate_views",

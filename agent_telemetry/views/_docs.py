@@ -5,11 +5,25 @@ from __future__ import annotations
 from agent_telemetry.config import DeploymentConfig
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views._render import ViewDefinition
-from agent_telemetry.views._sink import PAYLOAD_COLUMN, payload_fields
+from agent_telemetry.views._sink import INSERT_ID_COLUMN, PAYLOAD_COLUMN, payload_fields
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _dedupe_note(config: DeploymentConfig) -> str:
+    key = f"`{INSERT_ID_COLUMN[config.source.layout]}` with `timestamp`"
+    if config.source.dedupe:
+        return (
+            f"Log exports are not de-duplicated: each view keeps one row per log entry ({key}) "
+            "and `telemetry_quality.duplicate_entries` counts the extra copies; lines without "
+            "an insert id are all kept."
+        )
+    return (
+        "Dedupe is off for this deployment (`[source] dedupe = false`): every exported row "
+        f"is a view row, a log entry delivered twice included ({key} is not read)."
+    )
 
 
 def data_dictionary(
@@ -32,6 +46,8 @@ def data_dictionary(
         f"Views are created in `{config.target.project}.{config.target.dataset}` and read the "
         f"`{layout}` sink `{source.project}.{source.dataset}.{source.table_for(layout)}`"
         + (f" (log id `{source.log_id}`)." if layout == "analytics" else "."),
+        "",
+        _dedupe_note(config),
         "",
         "| view | description |",
         "|---|---|",

@@ -182,10 +182,11 @@ def compile_query(
     _check_tables(qualified, source, what)
     _check_payload_keys(qualified, source, what, specs)
     # Qualifying lowercases identifiers (BigQuery column names are case-insensitive);
-    # give the payload column back the spelling readers know from the sink table.
+    # give the sink's columns back the spelling readers know from the sink table.
+    spelled = {name.lower(): name for name in (source.payload, source.insert_id)}
     for identifier in qualified.find_all(exp.Identifier):
-        if identifier.this == source.payload.lower():
-            identifier.set("this", source.payload)
+        if identifier.this in spelled:
+            identifier.set("this", spelled[identifier.this])
     return qualified.sql(dialect=DIALECT, pretty=True) + "\n"
 
 

@@ -26,6 +26,14 @@ PAYLOAD_COLUMN: dict[Layout, str] = {
     "analytics": "json_payload",
 }
 
+# The LogEntry's insertId: with timestamp, the key the views keep one row per entry by
+# (exports are not de-duplicated; docs/design.md, "Views").
+INSERT_ID_COLUMN: dict[Layout, str] = {
+    "partitioned": "insertId",
+    "sharded": "insertId",
+    "analytics": "insert_id",
+}
+
 
 def _nullable(name: str, kind: str, description: str) -> TableField:
     return TableField(name, kind, "NULLABLE", description)
@@ -145,7 +153,12 @@ def sink_fields(
         _nullable("timestamp", "TIMESTAMP", "Time of the event (the line's time)."),
         _nullable("receiveTimestamp", "TIMESTAMP", "Time Cloud Logging received the entry."),
         _nullable("severity", string, "Severity of the entry."),
-        _nullable("insertId", string, "Unique id Cloud Logging gave the entry."),
+        _nullable(
+            INSERT_ID_COLUMN[layout],
+            string,
+            "Unique id of the entry; with timestamp, the key the views keep one row per "
+            "entry by (exports are not de-duplicated).",
+        ),
         _record(
             "labels",
             "User-defined labels of the entry.",

@@ -42,7 +42,7 @@ from agent_telemetry.warehouse._load_sql import (
     batch_insert,
     bulk_insert,
     delete_non_telemetry,
-    local_fields,
+    local_table_fields,
 )
 
 SINK_TABLE = "run_googleapis_com_stdout"
@@ -116,7 +116,7 @@ def create_sink(
     schema = default_sink_fields() if schema is None else schema
     sink = SinkColumns.from_schema(schema)
     con.execute(f"DROP TABLE IF EXISTS {quote_identifier(table)}")
-    con.execute(create_table_sql(table, local_fields(schema)))
+    con.execute(create_table_sql(table, local_table_fields(schema)))
     return sink
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent_telemetry.views import PAYLOAD_COLUMN, TableField
+from agent_telemetry.views import INSERT_ID_COLUMN, PAYLOAD_COLUMN, TableField
 from agent_telemetry.warehouse._duckdb_types import (
     SinkSchemaError,
     column_types,
@@ -42,6 +42,23 @@ def local_fields(schema: Sequence[TableField]) -> list[TableField]:
     for name in LOCAL_COLUMNS:
         if name not in names:
             raise SinkSchemaError(f"sink schema has no {name!r} column")
+    return fields
+
+
+# The views keep one row per log entry by insertId with timestamp (docs/design.md,
+# "Views"): the table has the column so they run. Nothing fills it yet (NULL: rows without
+# an insert id are never merged); reading it from LogEntries means moving it into
+# LOCAL_COLUMNS.
+INSERT_ID = INSERT_ID_COLUMN["partitioned"]
+
+
+def local_table_fields(schema: Sequence[TableField]) -> list[TableField]:
+    """The local table's columns: ``local_fields`` and the insert id, in schema order (a
+    schema without an insert id gets a STRING one)."""
+    local_fields(schema)  # every loaded column must be there
+    fields = [field for field in schema if field.name in (*LOCAL_COLUMNS, INSERT_ID)]
+    if all(field.name != INSERT_ID for field in fields):
+        fields.append(TableField(INSERT_ID, "STRING", "NULLABLE"))
     return fields
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_telemetry.check import CheckReport, Finding, render
+from agent_telemetry.check import CheckReport, Finding, render, run_check
 from agent_telemetry.check._view_stages import binding_findings, drift_findings, kept_view_findings
 from agent_telemetry.config import LAYOUTS
 from agent_telemetry.schema import EVENT_VERSIONS, PipelineRun, version_catalogue
@@ -109,3 +109,41 @@ def test_a_v2_view_written_over_the_v1_file_is_caught(sql_dir: Path, tmp_path: P
     build(CONFIG, sql_dir=sql_dir, docs_path=docs, specs=registry_specs(registry))
     assert kept_view_findings(lock, dump_lock(lock), LOCK_PATH, sql_dir) == []
     assert (sql_dir / "partitioned" / "pipeline_run_v2.sql").is_file()
+
+
+def test_a_dedupe_window_without_timestamp_is_found_at_its_line(sql_dir: Path) -> None:
+    # Partitioning the window by insertId alone merges different entries that share an id
+    # and keeps a timestamp filter from pruning partitions: the bindings stage finds it.
+    for layout, view in (("sharded", "chat_turn"), ("partitioned", "telemetry_quality")):
+        path = sql_dir / layout / f"{view}.sql"
+        sql = path.read_text(encoding="utf-8")
+        broken = sql.replace(
+            "ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp)",
+            "ROW_NUMBER() OVER (PARTITION BY sink.insertId)",
+        )
+        assert broken != sql
+        path.write_text(broken, encoding="utf-8")
+    findings, _ = binding_findings(EVENT_VERSIONS.values(), sql_dir)
+    assert {(f.rule, f.event, Path(f.file or "").parent.name) for f in findings} == {
+        ("VIEW_DEDUPE", "chat_turn", "sharded"),
+        ("VIEW_DEDUPE", None, "partitioned"),
+    }
+    for finding in findings:
+        assert "keeps partition pruning" in finding.message
+    chat = next(f for f in findings if f.event == "chat_turn")
+    lines = (sql_dir / "sharded" / "chat_turn.sql").read_text(encoding="utf-8").splitlines()
+    assert chat.line is not None
+    assert lines[chat.line - 1].strip() == "QUALIFY"
+
+
+def test_dedupe_off_in_the_config_refuses_committed_views_that_drop_rows(tmp_path: Path) -> None:
+    config = tmp_path / "telemetry.toml"
+    config.write_text(
+        CONFIG.read_text(encoding="utf-8").replace("[target]", "dedupe = false\n\n[target]"),
+        encoding="utf-8",
+    )
+    report = run_check(config, docs_path=tmp_path / "telemetry.md")
+    dedupe = [f for f in report.findings if f.rule == "VIEW_DEDUPE"]
+    # Every committed view of every layout, telemetry_quality included.
+    assert len(dedupe) == (len(EVENT_VERSIONS) + 1) * len(LAYOUTS)
+    assert all("dedupe is off" in f.message for f in dedupe)

@@ -30,10 +30,12 @@ def test_sink_table_keeps_the_sink_schema_columns_the_views_read(
     wh.load([write_lines(tmp_path / "empty.jsonl", [])])
     described = dict(wh.rows(f"SELECT column_name, column_type FROM (DESCRIBE {SINK})"))
     expected = column_types(sink_fields("partitioned"))
-    assert list(described) == ["jsonPayload", "timestamp"]  # in the sink schema's order
+    # In the sink schema's order; insertId is the views' dedupe key (NULL until filled).
+    assert list(described) == ["jsonPayload", "timestamp", "insertId"]
     for name, kind in described.items():  # DuckDB spells the types its own way
         assert wh.one(f"SELECT typeof(NULL::{expected[name]})") == (kind,)
     assert described["timestamp"] == "TIMESTAMP WITH TIME ZONE"
+    assert described["insertId"] == "VARCHAR"
     assert described["jsonPayload"].startswith('STRUCT("event" VARCHAR, schema_version BIGINT')
 
 

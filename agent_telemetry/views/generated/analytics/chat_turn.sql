@@ -69,6 +69,9 @@ WITH lines AS (
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn'
     AND sink.log_id = 'run.googleapis.com/stdout'
+  QUALIFY
+    sink.insert_id IS NULL
+    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
 )
 SELECT
   lines.timestamp AS timestamp,

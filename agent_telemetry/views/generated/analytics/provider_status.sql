@@ -53,6 +53,9 @@ WITH lines AS (
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'provider_status'
     AND sink.log_id = 'run.googleapis.com/stdout'
+  QUALIFY
+    sink.insert_id IS NULL
+    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
 )
 SELECT
   lines.timestamp AS timestamp,

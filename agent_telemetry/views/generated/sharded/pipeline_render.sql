@@ -56,6 +56,9 @@ WITH lines AS (
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
   WHERE
     sink.jsonPayload.event = 'pipeline_render'
+  QUALIFY
+    sink.insertId IS NULL
+    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
 )
 SELECT
   lines.timestamp AS timestamp,

@@ -1,0 +1,141 @@
+"""Prove, from the SQL alone, that a view keeps one row per log entry, and still prunes.
+
+The bindings proof follows what each column reads; it cannot see which rows a view keeps.
+This reads the query back with sqlglot and holds it to the form docs/design.md ("Views")
+promises. With dedupe on, every SELECT that reads the sink table keeps its rows with
+exactly
+
+    QUALIFY sink.<insert id> IS NULL
+      OR ROW_NUMBER() OVER (PARTITION BY sink.<insert id>, sink.timestamp) = 1
+
+and every window in the query is partitioned by exactly those two sink columns (no ORDER
+BY, no frame): the key is the LogEntry's, rows without an insert id are never merged,
+and a filter on ``timestamp`` keeps or drops whole windows, so it can still be applied
+below them and prune partitions. With dedupe off, there is no QUALIFY and no window.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from agent_telemetry.config import Layout
+from agent_telemetry.views._render import DIALECT
+from agent_telemetry.views._sink import INSERT_ID_COLUMN
+
+TIMESTAMP = "timestamp"
+
+
+def _query(sql: str) -> exp.Expr:
+    tree = sqlglot.parse_one(sql, dialect=DIALECT)
+    if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query):
+        return tree.expression
+    return tree
+
+
+def _sink_reads(tree: exp.Expr) -> list[tuple[exp.Select, str]]:
+    """Each SELECT whose FROM is a real table (not a CTE), with the alias it reads it by."""
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    found = []
+    for select in tree.find_all(exp.Select):
+        source = select.args.get("from_")
+        table = source.this if source is not None else None
+        if isinstance(table, exp.Table) and (table.db or table.name.lower() not in ctes):
+            found.append((select, table.alias_or_name))
+    return found
+
+
+def _is_sink_column(node: exp.Expr, alias: str, name: str) -> bool:
+    return (
+        isinstance(node, exp.Column)
+        and node.table.lower() == alias.lower()
+        and node.name.lower() == name.lower()
+    )
+
+
+def _window_problem(window: exp.Window, alias: str, insert_id: str) -> str | None:
+    """Why ``window`` is not exactly ``OVER (PARTITION BY <insert id>, timestamp)``."""
+    keys = window.args.get("partition_by") or []
+    wanted = {insert_id.lower(), TIMESTAMP}
+    names = [k.name.lower() for k in keys if isinstance(k, exp.Column)]
+    sink_keys = all(_is_sink_column(k, alias, k.name) for k in keys)
+    if len(keys) != 2 or not sink_keys or set(names) != wanted:
+        shown = ", ".join(k.sql(DIALECT) for k in keys) or "nothing"
+        return (
+            f"a window is partitioned by {shown}; expected exactly the sink's {insert_id} "
+            f"and {TIMESTAMP} (the entry's key; {TIMESTAMP} keeps partition pruning)"
+        )
+    if window.args.get("order") or window.args.get("spec"):
+        return "a window orders or frames its rows; the entry's copies are interchangeable"
+    return None
+
+
+def _unparen(node: exp.Expr) -> exp.Expr:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _keeps_first_copy(condition: exp.Expr, alias: str, insert_id: str) -> bool:
+    """``<insert id> IS NULL OR ROW_NUMBER() OVER (...) = 1``, either way round."""
+    condition = _unparen(condition)
+    if not isinstance(condition, exp.Or):
+        return False
+    sides = [_unparen(condition.this), _unparen(condition.expression)]
+    no_id = [
+        s
+        for s in sides
+        if isinstance(s, exp.Is)
+        and isinstance(s.expression, exp.Null)
+        and _is_sink_column(s.this, alias, insert_id)
+    ]
+    first = [
+        s
+        for s in sides
+        if isinstance(s, exp.EQ)
+        and isinstance(s.this, exp.Window)
+        and isinstance(s.this.this, exp.RowNumber)
+        and isinstance(s.expression, exp.Literal)
+        and s.expression.is_int
+        and s.expression.this == "1"
+    ]
+    return len(no_id) == 1 and len(first) == 1
+
+
+def dedupe_violations(sql: str, layout: Layout, dedupe: bool) -> list[str]:
+    """Every way ``sql`` (a view's query or its CREATE VIEW) departs from the dedupe form
+    ``dedupe`` asks for; empty when it keeps exactly the rows promised."""
+    try:
+        tree = _query(sql)
+    except SqlglotError as exc:
+        return [f"does not parse as a BigQuery query ({exc})"]
+    insert_id = INSERT_ID_COLUMN[layout]
+    reads = _sink_reads(tree)
+    if not reads:
+        return ["does not read the sink table"]
+    problems: list[str] = []
+    for select, alias in reads:
+        qualify = select.args.get("qualify")
+        windows = list(select.find_all(exp.Window))
+        if not dedupe:
+            if qualify is not None or windows:
+                problems.append(
+                    "dedupe is off in telemetry.toml, but the view filters rows with a window"
+                )
+            continue
+        if qualify is None or not _keeps_first_copy(qualify.this, alias, insert_id):
+            problems.append(
+                f"does not keep one row per log entry: the sink read needs exactly "
+                f"QUALIFY {alias}.{insert_id} IS NULL OR ROW_NUMBER() OVER "
+                f"(PARTITION BY {alias}.{insert_id}, {alias}.{TIMESTAMP}) = 1"
+            )
+        for window in windows:
+            problem = _window_problem(window, alias, insert_id)
+            if problem is not None:
+                problems.append(problem)
+    # A window over a CTE's rows would not be held to the key above.
+    held = {id(w) for select, _ in reads for w in select.find_all(exp.Window)}
+    if any(id(w) not in held for w in tree.find_all(exp.Window)):
+        problems.append("a window reads something other than the sink table")
+    return list(dict.fromkeys(problems))

@@ -1,0 +1,159 @@
+"""The dedupe form of the generated views, proved from the SQL (``dedupe_violations``).
+
+What the views keep is run on DuckDB (tests/warehouse/test_dedupe.py) and on the BigQuery
+emulator (tests/deploy/bigquery/test_dedupe.py); here, the SQL itself: every layout's
+views have the form docs/design.md promises, the proof fails on each way to break it,
+and with dedupe off the views are what they were before dedupe existed.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout, parse_config
+from agent_telemetry.views import (
+    QUALITY_VIEW,
+    ViewDefinition,
+    dedupe_violations,
+    generate_views,
+    sink_schema,
+)
+
+
+def deployment(dedupe: bool) -> DeploymentConfig:
+    return parse_config(
+        {
+            "source": {"project": "acme-agents-prod", "dataset": "logs", "dedupe": dedupe},
+            "target": {"project": "acme-agents-prod", "dataset": "telemetry"},
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def views() -> dict[tuple[bool, Layout], tuple[ViewDefinition, ...]]:
+    return {
+        (dedupe, layout): generate_views(deployment(dedupe), layout)
+        for dedupe in (True, False)
+        for layout in LAYOUTS
+    }
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dedupe", [True, False])
+def test_every_generated_view_has_the_form_its_switch_asks_for(
+    views: dict[tuple[bool, Layout], tuple[ViewDefinition, ...]], layout: Layout, dedupe: bool
+) -> None:
+    for view in views[dedupe, layout]:
+        assert dedupe_violations(view.query, layout, dedupe) == [], view.name
+        assert dedupe_violations(view.ddl, layout, dedupe) == [], view.name
+        # The other switch's form is refused: the proof tells them apart.
+        assert dedupe_violations(view.query, layout, not dedupe), view.name
+
+
+def _without_dedupe(query: str) -> str:
+    tree = sqlglot.parse_one(query, dialect="bigquery")
+    for select in tree.find_all(exp.Select):
+        select.set("qualify", None)
+    return tree.sql("bigquery")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_with_dedupe_off_an_event_view_is_the_dedupe_view_without_its_qualify(
+    views: dict[tuple[bool, Layout], tuple[ViewDefinition, ...]], layout: Layout
+) -> None:
+    # Dedupe adds one QUALIFY per sink read and changes nothing else: with it off, the
+    # event views are exactly what they were before (rows, columns, SQL).
+    on, off = views[True, layout], views[False, layout]
+    for with_dedupe, without in zip(on[:-1], off[:-1], strict=True):
+        assert with_dedupe.query != without.query
+        assert _without_dedupe(with_dedupe.query) == _without_dedupe(without.query)
+        assert sqlglot.parse_one(without.query, dialect="bigquery").find(exp.Window) is None
+        assert with_dedupe.columns == without.columns
+    # telemetry_quality keeps its columns either way: duplicate_entries is NULL when off.
+    assert on[-1].name == off[-1].name == QUALITY_VIEW
+    assert on[-1].columns == off[-1].columns
+    assert "duplicate_entries" in [c.name for c in on[-1].columns]
+
+
+QUALIFY = (
+    "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
+    "(PARTITION BY sink.insertId, sink.timestamp) = 1"
+)
+BROKEN = {
+    "no dedupe": "",
+    "key without timestamp (no pruning)": (
+        "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER (PARTITION BY sink.insertId) = 1"
+    ),
+    "key with a payload key": (
+        "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
+        "(PARTITION BY sink.insertId, sink.timestamp, sink.jsonPayload.lane) = 1"
+    ),
+    "lines without an insert id merged": (
+        "QUALIFY ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1"
+    ),
+    "a copy other than one kept": (
+        "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
+        "(PARTITION BY sink.insertId, sink.timestamp) = 2"
+    ),
+    "ordered window": (
+        "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
+        "(PARTITION BY sink.insertId, sink.timestamp ORDER BY sink.severity) = 1"
+    ),
+    "NULL insert ids kept, the rest dropped": (
+        "QUALIFY sink.insertId IS NULL AND ROW_NUMBER() OVER "
+        "(PARTITION BY sink.insertId, sink.timestamp) = 1"
+    ),
+}
+
+
+def _with_qualify(qualify: str, extra: str = "") -> str:
+    return (
+        "WITH lines AS (SELECT sink.timestamp AS timestamp, sink.jsonPayload.lane AS lane"
+        f"{extra} FROM `p.d.run_googleapis_com_stdout` AS sink "
+        f"WHERE sink.jsonPayload.event = 'pipeline_run' {qualify}) "
+        "SELECT lines.timestamp AS timestamp, lines.lane AS lane FROM lines AS lines"
+    )
+
+
+def test_the_hand_written_form_passes() -> None:
+    assert dedupe_violations(_with_qualify(QUALIFY), "partitioned", True) == []
+    assert dedupe_violations(_with_qualify(""), "partitioned", False) == []
+
+
+@pytest.mark.parametrize("breakage", list(BROKEN))
+def test_each_way_to_break_the_dedupe_is_found(breakage: str) -> None:
+    problems = dedupe_violations(_with_qualify(BROKEN[breakage]), "partitioned", True)
+    assert problems, breakage
+
+
+def test_a_window_over_another_key_is_found_even_with_the_right_qualify() -> None:
+    # A column counting copies by insert id alone would mix entries and defeat pruning.
+    extra = ", COUNT(*) OVER (PARTITION BY sink.insertId) AS copies"
+    (problem,) = dedupe_violations(_with_qualify(QUALIFY, extra), "partitioned", True)
+    assert "partitioned by sink.insertId;" in problem
+    assert "keeps partition pruning" in problem
+
+
+def test_with_dedupe_off_a_view_that_drops_rows_is_found() -> None:
+    (problem,) = dedupe_violations(_with_qualify(QUALIFY), "partitioned", False)
+    assert "dedupe is off" in problem
+
+
+def test_the_analytics_layout_is_held_to_insert_id() -> None:
+    analytics = (
+        "SELECT sink.timestamp AS timestamp FROM `p.d._AllLogs` AS sink WHERE TRUE QUALIFY "
+        "sink.insert_id IS NULL OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, "
+        "sink.timestamp) = 1"
+    )
+    assert dedupe_violations(analytics, "analytics", True) == []
+    camel = analytics.replace("insert_id", "insertId")
+    assert dedupe_violations(camel, "analytics", True)
+
+
+@pytest.mark.parametrize("layout", ["partitioned", "sharded"])
+def test_the_sink_schema_has_the_key_the_views_read(layout: Layout) -> None:
+    fields = {f["name"]: f for f in sink_schema(layout)}
+    assert fields["insertId"]["type"] == "STRING"
+    assert fields["timestamp"]["type"] == "TIMESTAMP"
