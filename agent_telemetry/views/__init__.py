@@ -9,6 +9,10 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
   ``telemetry_quality``; ``view_name(event, version)`` names them (version 1: the event's
   name, version N: ``<event>_v<N>``);
 - ``sink_schema(layout) -> list[dict]``: BigQuery JSON schema to pre-create the sink table;
+  ``table_columns(layout)``: the columns the views read, as GoogleSQL types (the sink
+  schema's, or Log Analytics' ``_AllLogs``);
+- ``ENVELOPE_COLUMNS``, ``QUALITY_COLUMNS``: the columns (name, GoogleSQL type) every event
+  view has besides its fields, and those of ``telemetry_quality``;
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
@@ -20,7 +24,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from agent_telemetry.views._describe import QUALITY_VIEW, VIEW_ENVELOPE_COLUMNS, view_name
+from agent_telemetry.views._describe import (
+    ENVELOPE_COLUMNS,
+    QUALITY_COLUMNS,
+    QUALITY_VIEW,
+    VIEW_ENVELOPE_COLUMNS,
+    view_name,
+)
 from agent_telemetry.views._sink import PAYLOAD_COLUMN, payload_fields, sink_schema, table_columns
 
 if TYPE_CHECKING:
@@ -77,9 +87,11 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ENVELOPE_COLUMNS",
     "GENERATED_DIR",
     "MANAGED_BY",
     "PAYLOAD_COLUMN",
+    "QUALITY_COLUMNS",
     "QUALITY_VIEW",
     "VIEW_ENVELOPE_COLUMNS",
     "BindingViolation",
