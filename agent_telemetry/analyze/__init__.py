@@ -32,7 +32,12 @@ from agent_telemetry.analyze._errors import (
 
 if TYPE_CHECKING:
     from agent_telemetry.analyze._analyzer import Analysis, Analyzer, OutputColumn
-    from agent_telemetry.analyze._catalog import CatalogTree, source_catalog, type_text
+    from agent_telemetry.analyze._catalog import (
+        CatalogTree,
+        source_catalog,
+        source_columns,
+        type_text,
+    )
     from agent_telemetry.analyze._runtime import CacheInfo, Runtime, cache_dir, runtime
     from agent_telemetry.analyze._views import (
         ViewAnalysis,
@@ -47,6 +52,7 @@ _LAZY = {
     "OutputColumn": "_analyzer",
     "CatalogTree": "_catalog",
     "source_catalog": "_catalog",
+    "source_columns": "_catalog",
     "type_text": "_catalog",
     "CacheInfo": "_runtime",
     "Runtime": "_runtime",
@@ -86,5 +92,6 @@ __all__ = [
     "query_catalog",
     "runtime",
     "source_catalog",
+    "source_columns",
     "type_text",
 ]

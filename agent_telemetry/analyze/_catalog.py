@@ -197,19 +197,21 @@ def source_columns(layout: Layout) -> list[tuple[str, TypeProto]]:
     return [(name, type_proto(text)) for name, text in table_columns(layout).items()]
 
 
-def source_path(config: DeploymentConfig, layout: Layout) -> list[str]:
+def source_path(config: DeploymentConfig, layout: Layout) -> tuple[str, str, str]:
+    """``[project, dataset, table]`` the views of ``layout`` read (sharded: ``..._*``)."""
     source = config.source
-    return [source.project, source.dataset, source.table_for(layout)]
+    return (source.project, source.dataset, source.table_for(layout))
 
 
-def add_source(tree: CatalogTree, config: DeploymentConfig, layout: Layout) -> None:
+def add_source(tree: CatalogTree, path: Sequence[str], layout: Layout) -> None:
     """Register the sink table (``partitioned``), the wildcard table (``sharded``, with
-    ``_TABLE_SUFFIX``) or ``_AllLogs`` (``analytics``) of ``config``."""
+    ``_TABLE_SUFFIX``) or ``_AllLogs`` (``analytics``) at ``path``."""
     pseudo = [(TABLE_SUFFIX, type_proto("STRING"))] if layout == "sharded" else []
-    tree.add(source_path(config, layout), source_columns(layout), pseudo)
+    tree.add(path, source_columns(layout), pseudo)
 
 
 def source_catalog(config: DeploymentConfig, layout: Layout) -> CatalogTree:
+    """The table the views of ``layout`` read, where ``config`` says it is."""
     tree = CatalogTree()
-    add_source(tree, config, layout)
+    add_source(tree, source_path(config, layout), layout)
     return tree
