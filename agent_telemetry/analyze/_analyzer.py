@@ -24,6 +24,7 @@ from agent_telemetry.analyze._catalog import CatalogTree, TypeProto, type_proto,
 from agent_telemetry.analyze._errors import AnalyzerRejected
 from agent_telemetry.analyze._runtime import (
     AnalyzerServerError,
+    NoResponse,
     Runtime,
     analyzer_options,
     language,
@@ -198,11 +199,9 @@ class Analyzer:
     def close(self) -> None:
         if self._catalog_id is None:
             return
-        from google.protobuf import empty_pb2
-
         request = local_service.UnregisterRequest(registered_id=self._catalog_id)
         self._catalog_id = None
-        self._service.call("UnregisterCatalog", request, empty_pb2.Empty)
+        self._service.call("UnregisterCatalog", request, NoResponse)
 
     def analyze(self, sql: str) -> Analysis:
         """One statement (the whole text), e.g. a generated ``CREATE OR REPLACE VIEW``."""

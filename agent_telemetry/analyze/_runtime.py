@@ -71,6 +71,7 @@ __all__ = [
     "ZETASQL_VERSION",
     "AnalyzerServerError",
     "CacheInfo",
+    "NoResponse",
     "Runtime",
     "analyzer_options",
     "cache_dir",
@@ -100,6 +101,14 @@ _SIZE_T = 4  # wasm32
 _NULL = 0
 
 Message = TypeVar("Message")
+
+
+class NoResponse:
+    """The response type of methods that answer nothing (an empty message)."""
+
+    @classmethod
+    def FromString(cls, data: bytes) -> NoResponse:  # protobuf's spelling
+        return cls()
 
 
 class AnalyzerServerError(Exception):
@@ -325,7 +334,8 @@ class Runtime:
         self._client = None
 
     def call(self, method: str, request: Any, response_type: type[Message]) -> Message:
-        """``ZetaSqlLocalService_<method>`` with a protobuf request; the parsed response."""
+        """``ZetaSqlLocalService_<method>`` with a protobuf request; the parsed response.
+        (``UnregisterCatalog`` answers ``google.protobuf.Empty``: ask for ``NoResponse``.)"""
         if method not in _METHODS:
             raise ValueError(f"not a method this client checked at start: {method}")
         if self._client is None:
