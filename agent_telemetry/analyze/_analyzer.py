@@ -15,7 +15,7 @@ Settings (``_options``):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from types import TracebackType
 from typing import Any
@@ -62,7 +62,7 @@ class Analysis:
     message: str = ""
     line: int | None = None
     column: int | None = None
-    column_types: tuple[TypeProto, ...] = ()
+    column_types: tuple[TypeProto, ...] = field(default=(), repr=False)
     start_line: int = 1
 
     @property
@@ -101,14 +101,13 @@ def _options(service: Runtime) -> _Settings:
         disallow_unknown_options=True, disallow_duplicate_option_names=True
     )
     for name, kind in (
-        ("description", "STRING"),
-        ("friendly_name", "STRING"),
-        # BigQuery's labels: an array of (key, value) pairs.
-        ("labels", "ARRAY<STRUCT<key STRING, value STRING>>"),
-        ("expiration_timestamp", "TIMESTAMP"),
-        ("privacy_policy", "STRING"),
+        ("description", type_proto("STRING")),
+        ("friendly_name", type_proto("STRING")),
+        ("labels", _labels_type()),
+        ("expiration_timestamp", type_proto("TIMESTAMP")),
+        ("privacy_policy", type_proto("STRING")),
     ):
-        allowed.option.add(name=name, type=_anonymous_fields(type_proto(kind)))
+        allowed.option.add(name=name, type=kind)
     settings = analyzer_options.AnalyzerOptionsProto(
         language_options=options,
         error_message_mode=language.ErrorMessageMode.ERROR_MESSAGE_ONE_LINE,
@@ -119,12 +118,12 @@ def _options(service: Runtime) -> _Settings:
     return _Settings(settings, builtin)
 
 
-def _anonymous_fields(proto: TypeProto) -> TypeProto:
-    """``STRUCT<key STRING, value STRING>`` -> ``STRUCT<STRING, STRING>``: a tuple literal
-    ``('a', 'b')`` has unnamed fields, and coerces only to unnamed ones."""
-    for element in [proto.array_type.element_type] if proto.HasField("array_type") else []:
-        for field in element.struct_type.field:
-            field.field_name = ""
+def _labels_type() -> TypeProto:
+    """BigQuery's view ``labels``: ``ARRAY<STRUCT<STRING, STRING>>`` with unnamed fields
+    (a tuple literal ``('key', 'value')`` coerces only to unnamed ones)."""
+    proto = type_proto("ARRAY<STRUCT<key STRING, value STRING>>")
+    for struct_field in proto.array_type.element_type.struct_type.field:
+        struct_field.field_name = ""
     return proto
 
 

@@ -108,6 +108,15 @@ def test_the_sink_table_of_the_chosen_layout_is_in_the_catalog(tmp_path: Path) -
     assert result.output.splitlines()[-1] == "  lines  INT64"
 
 
+def test_the_caret_lines_up_after_tabs_and_non_ascii_text(tmp_path: Path) -> None:
+    """ZetaSQL counts columns in characters, tabs expanded to 8: so does the caret line."""
+    sql = "SELECT 'é€' AS a\n\tFROM agent_telemetry.chat_turn\nWHERE\tnope = 1 OR 'é' = nope\n"
+    result = _analyze(tmp_path, sql)
+    assert result.exit_code == 1
+    assert "query.sql:3:9: error: Unrecognized name: nope" in result.output
+    assert "  3 | WHERE   nope = 1 OR 'é' = nope\n    |         ^\n" in result.output
+
+
 def test_a_file_without_a_statement_fails(tmp_path: Path) -> None:
     result = _analyze(tmp_path, "-- nothing here\n")
     assert result.exit_code == 1
