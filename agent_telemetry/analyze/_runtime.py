@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent_telemetry.analyze._errors import INSTALL_HINT, AnalyzerUnavailable
+from agent_telemetry.errors import AgentTelemetryError
 
 try:
     import wasmtime
@@ -111,7 +112,7 @@ class NoResponse:
         return cls()
 
 
-class AnalyzerServerError(Exception):
+class AnalyzerServerError(AgentTelemetryError):
     """The service answered with an error status; ``message`` is its whole text
     (``Code: N, Message: ...``: the message may span lines, such as the signatures a
     call did not match)."""
