@@ -3,7 +3,9 @@
 - ``source_catalog``: the table the views of one layout read, typed from the models
   (``agent_telemetry.views.table_columns``: for ``partitioned`` and ``sharded`` the sink
   schema, ``sink_schema(layout)``; for ``analytics`` the Log Analytics ``_AllLogs`` columns
-  the views use, defined beside it). No second copy of either schema lives here.
+  the views use, defined beside it: a log view's schema is that of the LogEntry,
+  https://cloud.google.com/logging/docs/analyze/query-and-view, with ``json_payload`` JSON).
+  No second copy of either schema lives here.
 - ``views_catalog``: views as tables, typed by the analyzer's own output columns, for an
   analyst's query.
 
