@@ -116,7 +116,8 @@ def events(only: str | None) -> None:
 from agent_telemetry.check.cli import check, lock  # noqa: E402
 
 assert isinstance(main, LazyGroup)
-# `views` is SQL generation; BigQuery deployment (a layer above it) adds its commands.
+# `views` is SQL generation; BigQuery deployment and GoogleSQL's analyzer (layers above
+# it) add their commands.
 main.add_lazy(
     "views",
     "agent_telemetry.views.cli:views",
@@ -124,6 +125,7 @@ main.add_lazy(
         "agent_telemetry.deploy.cli:plan_command",
         "agent_telemetry.deploy.cli:approve_command",
         "agent_telemetry.deploy.cli:apply_command",
+        "agent_telemetry.analyze.cli:analyze_command",
     ),
 )
 main.add_lazy("sink-schema", "agent_telemetry.views.cli:sink_schema_command")

@@ -11,6 +11,10 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
 - ``sink_schema(layout) -> list[dict]``: BigQuery JSON schema to pre-create the sink table
   (``sink_fields``: the same as ``TableField``, the one shape of a schema field that
   views, warehouse and deploy share);
+- ``table_columns(layout)``: the columns the views read, as GoogleSQL types (the sink
+  schema's, or Log Analytics' ``_AllLogs``);
+- ``ENVELOPE_COLUMNS``, ``QUALITY_COLUMNS``: the columns (name, GoogleSQL type) every event
+  view has besides its fields, and those of ``telemetry_quality``;
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key;
 - ``dedupe_violations(query, layout, dedupe)``: proof, read back from the SQL, that a view
@@ -24,7 +28,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from agent_telemetry.views._describe import QUALITY_VIEW, VIEW_ENVELOPE_COLUMNS, view_name
+from agent_telemetry.views._describe import (
+    ENVELOPE_COLUMNS,
+    QUALITY_COLUMNS,
+    QUALITY_VIEW,
+    VIEW_ENVELOPE_COLUMNS,
+    view_name,
+)
 from agent_telemetry.views._sink import (
     INSERT_ID_COLUMN,
     PAYLOAD_COLUMN,
@@ -91,10 +101,12 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ENVELOPE_COLUMNS",
     "GENERATED_DIR",
     "INSERT_ID_COLUMN",
     "MANAGED_BY",
     "PAYLOAD_COLUMN",
+    "QUALITY_COLUMNS",
     "QUALITY_VIEW",
     "VIEW_ENVELOPE_COLUMNS",
     "BindingViolation",

@@ -119,6 +119,8 @@ class QualityColumn:
     description: str
 
 
+# telemetry_quality's columns and their types, in order: the one place the view's DDL column
+# list, the data dictionary and the analyzer test (tests/analyze) take them from.
 QUALITY_COLUMNS: tuple[QualityColumn, ...] = (
     QualityColumn("day", "DATE", "UTC day of the lines."),
     QualityColumn("event", "STRING", "Event name."),

@@ -188,7 +188,11 @@ def sink_fields(
     )
 
 
-# Columns of a Log Analytics linked dataset's _AllLogs view that the views may read.
+# Columns of a Log Analytics linked dataset's _AllLogs view that the views may read (and
+# GoogleSQL's analyzer registers, agent_telemetry.analyze). A log view's schema is that of
+# the LogEntry (https://cloud.google.com/logging/docs/analyze/query-and-view; fields:
+# https://cloud.google.com/logging/docs/reference/v2/rest/v2/LogEntry), in snake_case, with
+# json_payload, labels and resource.labels as JSON.
 _ANALYTICS_COLUMNS: tuple[TableField, ...] = (
     TableField("timestamp", "TIMESTAMP"),
     TableField("receive_timestamp", "TIMESTAMP"),

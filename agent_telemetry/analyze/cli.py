@@ -1,0 +1,150 @@
+"""``agent-telemetry views analyze FILE.sql``: an analyst's query, checked by GoogleSQL's
+analyzer against the views (as tables with their column types) before it costs anything
+on BigQuery.
+
+Mounted into the ``views`` group by ``agent_telemetry/cli.py``. zetasql (the
+``[analyze]`` extra) is imported inside the command: without it the command prints one
+line naming the extra and exits 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from agent_telemetry.views.cli_options import config_option
+
+if TYPE_CHECKING:
+    from agent_telemetry.analyze import Analysis
+    from agent_telemetry.config import DeploymentConfig, Layout
+
+
+def _caret(sql: str, line: int, column: int) -> list[str]:
+    """The line the analyzer points at and a caret under its column (ZetaSQL counts
+    columns after expanding tabs to 8)."""
+    lines = sql.splitlines()
+    if not 1 <= line <= len(lines):
+        return []
+    width = len(str(line))
+    return [
+        f"  {line} | {lines[line - 1].expandtabs(8)}",
+        f"  {' ' * width} | {' ' * (column - 1)}^",
+    ]
+
+
+def _report(name: str, sql: str, analysis: Analysis) -> list[str]:
+    if analysis.accepted:
+        out = [f"{name}:{analysis.start_line}: accepted"]
+        width = max((len(c.name) for c in analysis.columns), default=0)
+        out += [f"  {c.name:<{width}}  {c.type}" for c in analysis.columns]
+        return out
+    if analysis.line is None or analysis.column is None:
+        where = f"{name}:{analysis.start_line}"
+    else:
+        where = f"{name}:{analysis.line}:{analysis.column}"
+    first, *detail = analysis.message.splitlines() or ["rejected"]
+    out = [f"{where}: error: {first}", *detail]
+    if analysis.line is not None and analysis.column is not None:
+        out += _caret(sql, analysis.line, analysis.column)
+    return out
+
+
+def _layout(config: DeploymentConfig, layout: str | None) -> Layout:
+    chosen = layout or config.source.layout
+    return chosen  # type: ignore[return-value]  # click.Choice admits only layouts
+
+
+@click.command("analyze")
+@config_option
+@click.option(
+    "--layout",
+    type=click.Choice(["partitioned", "sharded", "analytics"]),
+    default=None,
+    help="Which layout's views and sink table to check against (default: the config's).",
+)
+@click.option(
+    "--sql-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The committed view SQL, as `views build --sql-dir` wrote it "
+    "(default: the package's generated/ folder).",
+)
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+def analyze_command(
+    config_path: Path, layout: str | None, sql_dir: Path | None, files: tuple[Path, ...]
+) -> None:
+    """Check an SQL file against the views with GoogleSQL's analyzer.
+
+    FILES hold one or more statements each. Each statement is resolved against the
+    deployment's views, as tables with the column types the analyzer derives from the
+    committed view SQL, and the sink table. Accepted
+    statements print their output columns and types; the first rejected one prints the
+    analyzer's message with line and column. Exit 0 when every statement is accepted,
+    1 otherwise. Needs the [analyze] extra.
+    """
+    from agent_telemetry.analyze import AnalyzerRejected, AnalyzerUnavailable
+
+    try:
+        exit_code = _run(config_path, layout, sql_dir, files)
+    except (AnalyzerUnavailable, AnalyzerRejected) as exc:
+        raise click.ClickException(str(exc)) from None
+    raise SystemExit(exit_code)
+
+
+def _run(
+    config_path: Path, layout_name: str | None, sql_dir: Path | None, files: tuple[Path, ...]
+) -> int:
+    from agent_telemetry.analyze import Analyzer, analyze_views, query_catalog, runtime
+    from agent_telemetry.config import ConfigError, load_config
+    from agent_telemetry.views import GENERATED_DIR
+
+    runtime()  # fails first, and alone, when the extra is missing
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    layout = _layout(config, layout_name)
+    sql_dir = GENERATED_DIR if sql_dir is None else sql_dir
+    queries = [(path, _read(path)) for path in files]
+    views = analyze_views(config, layout, sql_dir)
+    if not views:
+        raise click.ClickException(
+            f"no committed view SQL in {sql_dir / layout}; "
+            "run `agent-telemetry views build` (with --sql-dir) first"
+        )
+    broken = [v for v in views if not v.analysis.accepted]
+    for view in broken:
+        for line in _report(str(view.path), view.sql, view.analysis):
+            click.echo(line, err=True)
+    if broken:
+        raise click.ClickException(
+            f"{len(broken)} committed view(s) are rejected by the analyzer; "
+            "`agent-telemetry check` and `views build` regenerate them from the models"
+        )
+    target = f"{config.target.project}.{config.target.dataset}"
+    click.echo(f"checking against {len(views)} views in {target} ({layout} layout)")
+    failed = False
+    with Analyzer(query_catalog(config, layout, views)) as analyzer:
+        for path, sql in queries:
+            analyses = analyzer.analyze_script(sql)
+            if not analyses:
+                click.echo(f"{path}: no SQL statement")
+                failed = True
+            for analysis in analyses:
+                for line in _report(str(path), sql, analysis):
+                    click.echo(line)
+                failed = failed or not analysis.accepted
+    return 1 if failed else 0
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise click.ClickException(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise click.ClickException(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise click.ClickException(f"{path}: cannot read ({type(exc).__name__})") from None
