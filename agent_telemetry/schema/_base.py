@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_telemetry.errors import SchemaRuleError
 from agent_telemetry.schema.rules import violations
-from agent_telemetry.schema.spec import EventSpec, event_spec
+from agent_telemetry.schema.spec import (
+    CardinalityWaiver,
+    EventSpec,
+    build_event_spec,
+    event_spec,
+)
+
+# The hooks that run the definition rules: a class that redefines one could skip them.
+_DEFINITION_HOOKS = ("__init_subclass__", "__pydantic_init_subclass__")
 
 
-def count(ge: int, le: int, description: str) -> Any:
-    """An optional, strictly typed, bounded integer field (``None`` when not known)."""
-    return Field(None, ge=ge, le=le, strict=True, description=description)
+def count(ge: int, le: int, description: str, *, waiver: str | None = None) -> Any:
+    """An optional, strictly typed, bounded integer field (``None`` when not known).
+
+    ``waiver``: the reviewed reason a domain wider than the cardinality budget
+    (``le - ge + 1`` over 10,000,000) is not an identifier; the lock records it and the
+    data dictionary shows it (INT_CARDINALITY).
+    """
+    info = Field(None, ge=ge, le=le, strict=True, description=description)
+    if waiver is not None:
+        info.metadata.append(CardinalityWaiver(waiver))  # pydantic ignores foreign metadata
+    return info
 
 
 def flag(description: str) -> Any:
@@ -22,13 +40,32 @@ def flag(description: str) -> Any:
 
 
 class TelemetryEvent(BaseModel):
-    """Base of every event. Subclasses set ``event_name`` and ``schema_version``."""
+    """Base of every event. Subclasses set ``event_name`` and ``schema_version``.
+
+    ``reviewed_names`` maps a field name the identifier rule refuses to the reason it
+    was reviewed as no identifier (FIELD_NAME_NO_IDENTIFIER); the lock records it and
+    ``check`` shows it.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=False)
 
     event_name: ClassVar[str]
     schema_version: ClassVar[int]
+    reviewed_names: ClassVar[Mapping[str, str]] = MappingProxyType({})
     __event_spec__: ClassVar[EventSpec | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Python calls the *parent's* __init_subclass__ for each new class, so this runs
+        # for every class below TelemetryEvent before its own hooks could take over.
+        for hook in _DEFINITION_HOOKS:
+            if hook in cls.__dict__:
+                raise SchemaRuleError(
+                    cls.__name__,
+                    None,
+                    "MODEL_OVERRIDE",
+                    f"{hook}: an event or its base may not replace the definition hooks",
+                )
+        super().__init_subclass__(**kwargs)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -38,7 +75,7 @@ class TelemetryEvent(BaseModel):
             return
         for rule, field, detail in violations(cls):
             raise SchemaRuleError(cls.__name__, field, rule, detail)
-        event_spec(cls)
+        build_event_spec(cls)
 
     @classmethod
     def spec(cls) -> EventSpec:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 import annotated_types
 
-from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.errors import AgentTelemetryError, SchemaRuleError
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
@@ -23,6 +23,25 @@ if TYPE_CHECKING:
     from agent_telemetry.schema._base import TelemetryEvent
 
 FieldKind = Literal["enum", "int", "bool"]
+
+# The widest int domain (``le - ge + 1``) a field may have without a reviewed waiver.
+# The catalogue's widest is 3,600,001 (milliseconds within an hour); 10,000,000 leaves
+# room for, say, milliseconds within two hours, and is far below what a user number,
+# phone number or timestamp needs (docs/rules.md, INT_CARDINALITY).
+CARDINALITY_BUDGET = 10_000_000
+# The largest integer a JSON number keeps exactly: Cloud Logging stores numbers as doubles.
+MAX_SAFE_INT = 2**53 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class CardinalityWaiver:
+    """``count(..., waiver="why")``: a reviewed reason for an int domain over the budget.
+
+    Kept in the field's metadata (pydantic ignores it); the lock records it and the data
+    dictionary shows it.
+    """
+
+    reason: str
 
 
 class UnsupportedFieldType(AgentTelemetryError):
@@ -44,6 +63,9 @@ class FieldSpec:
     members: tuple[str, ...] = ()
     ge: int | None = None
     le: int | None = None
+    # Reviewed exceptions, recorded in the lock and shown by ``check`` and the dictionary.
+    waiver: str | None = None  # CardinalityWaiver reason (INT_CARDINALITY)
+    name_review: str | None = None  # reviewed_names reason (FIELD_NAME_NO_IDENTIFIER)
 
     @property
     def bigquery_type(self) -> str:
@@ -152,19 +174,28 @@ def _members(annotation: Any) -> tuple[str, ...] | None:
     return None
 
 
-def describe_field(name: str, info: FieldInfo) -> FieldSpec:
+def waiver_of(info: FieldInfo) -> str | None:
+    """The reason of the field's ``CardinalityWaiver``, if it has one."""
+    for item in constraints(info):
+        if isinstance(item, CardinalityWaiver):
+            return item.reason
+    return None
+
+
+def describe_field(name: str, info: FieldInfo, name_review: str | None = None) -> FieldSpec:
     """Describe one pydantic field; raises UnsupportedFieldType for types outside the set."""
     inner = base_type(info)
     description = (info.description or "").strip()
     required = info.is_required()
+    reviewed = {"waiver": waiver_of(info), "name_review": name_review}
     if inner is bool:
-        return FieldSpec(name, "bool", required, description)
+        return FieldSpec(name, "bool", required, description, **reviewed)
     if inner is int:
         ge, le = _bounds(info)
-        return FieldSpec(name, "int", required, description, ge=ge, le=le)
+        return FieldSpec(name, "int", required, description, ge=ge, le=le, **reviewed)
     members = _members(inner)
     if members is not None:
-        return FieldSpec(name, "enum", required, description, members=members)
+        return FieldSpec(name, "enum", required, description, members=members, **reviewed)
     raise UnsupportedFieldType(_type_name(inner))
 
 
@@ -181,12 +212,35 @@ def _type_name(annotation: Any) -> str:
     return repr(annotation)
 
 
+def rules_ran(model: type[TelemetryEvent]) -> bool:
+    """Whether the definition rules passed on this very class (its spec is cached)."""
+    return model.__dict__.get("__event_spec__") is not None
+
+
 def event_spec(model: type[TelemetryEvent]) -> EventSpec:
-    """The spec of a (rule-checked) event model."""
+    """The spec of a rule-checked event model.
+
+    Raises ``SchemaRuleError`` (MODEL_OVERRIDE) for a class the definition rules never
+    ran on: a base that overrides the definition hook. Everything that uses a model
+    (the registry, the emitter) goes through here, so such a class is never used.
+    """
     cached: EventSpec | None = model.__dict__.get("__event_spec__")
-    if cached is not None:
-        return cached
-    fields = tuple(describe_field(n, i) for n, i in model.model_fields.items())
+    if cached is None:
+        raise SchemaRuleError(
+            model.__name__,
+            None,
+            "MODEL_OVERRIDE",
+            "the definition rules never ran on this class (a base overrides the hook)",
+        )
+    return cached
+
+
+def build_event_spec(model: type[TelemetryEvent]) -> EventSpec:
+    """Describe a model that has just passed the definition rules, and cache it."""
+    reviewed = model.reviewed_names
+    fields = tuple(
+        describe_field(n, i, reviewed.get(n)) for n, i in model.model_fields.items()
+    )
     spec = EventSpec(
         name=model.event_name,
         schema_version=model.schema_version,
