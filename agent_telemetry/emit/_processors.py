@@ -175,7 +175,7 @@ def render_line(
     return (line, event_dict), _NO_KWARGS
 
 
-def drop_unwritable(record: Record) -> Record:
+def drop_unwritable(record: EventDict) -> EventDict:
     """Drop (in place) each field value orjson cannot write, naming it in
     ``invalid_fields``; the envelope keys stay where they are, in line order."""
     dropped: list[str] = []

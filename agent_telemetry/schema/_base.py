@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
 
 from agent_telemetry.errors import SchemaRuleError
 from agent_telemetry.schema.rules import violations
@@ -28,7 +29,7 @@ def count(ge: int, le: int, description: str, *, waiver: str | None = None) -> A
     (``le - ge + 1`` over 10,000,000) is not an identifier; the lock records it and the
     data dictionary shows it (INT_CARDINALITY).
     """
-    info = Field(None, ge=ge, le=le, strict=True, description=description)
+    info: FieldInfo = Field(None, ge=ge, le=le, strict=True, description=description)
     if waiver is not None:
         info.metadata.append(CardinalityWaiver(waiver))  # pydantic ignores foreign metadata
     return info

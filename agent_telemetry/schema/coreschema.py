@@ -92,7 +92,9 @@ class ModelSchema:
     reader: SchemaReader
 
 
-def _unwrap_functions(schema: Schema, reader: SchemaReader, where: str) -> Iterator[Problem | Schema]:
+def _unwrap_functions(
+    schema: Schema, reader: SchemaReader, where: str
+) -> Iterator[Problem | Schema]:
     """Yield a MODEL_VALIDATOR problem per validator wrapped around ``schema``, then the
     schema inside (if any)."""
     node: Schema | None = reader.resolve(schema)
@@ -108,7 +110,7 @@ def read_model(model: type[Any]) -> ModelSchema:
     """Read the model's core schema down to its fields."""
     empty = SchemaReader({})
     if not getattr(model, "__pydantic_complete__", False):
-        problem = Problem("MODEL_SCHEMA", "pydantic could not build the schema (an unresolved type?)")
+        problem = Problem("MODEL_SCHEMA", "pydantic could not build the schema (unresolved type?)")
         return ModelSchema((problem,), {}, empty)
     top: Schema = model.__pydantic_core_schema__
     definitions: dict[str, Schema] = {}
@@ -176,7 +178,8 @@ def field_problems(
     extra = set(field) - _MODEL_FIELD_KEYS
     if extra:
         # aliases, exclude=True, ...: the line must carry the field under its own name
-        problems.append(Problem("FIELD_CORE_SCHEMA", f"the field carries {', '.join(sorted(extra))}"))
+        carries = ", ".join(sorted(extra))
+        problems.append(Problem("FIELD_CORE_SCHEMA", f"the field carries {carries}"))
     top = field.get("schema")
     if isinstance(top, Mapping):
         problems.extend(_walk(top, reader, spec, ("default", "nullable", "leaf"), None))
@@ -260,7 +263,7 @@ def _leaf(node: Schema, kind: str, spec: FieldSpec | None) -> Iterator[Problem]:
     if kind == "literal":
         expected = node.get("expected", ())
         if not all(type(v) is str for v in expected) or tuple(expected) != spec.members:
-            yield Problem("FIELD_CORE_SCHEMA", "the literal schema's values are not the declared set")
+            yield Problem("FIELD_CORE_SCHEMA", "the literal's values are not the declared set")
     elif kind == "enum":
         members = node.get("members", ())
         values = tuple(getattr(m, "value", None) for m in members)

@@ -87,16 +87,21 @@ GLUED: MappingProxyType[str, GlueMode] = MappingProxyType(
 )
 IDENTIFIER_WORDS: frozenset[str] = frozenset(GLUED)
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # A ``qualified`` word counts inside a segment only right after one of these.
-QUALIFIERS: frozenset[str] = frozenset(
+QUALIFIERS: frozenset[str] = _words(
     """user client remote source src dest dst destination host server peer public private
     local device caller origin visitor customer account owner member tenant request session
-    file commit content blob git image object payload body""".split()
+    file commit content blob git image object payload body"""
 )
 
 # Whole segments (or their singular) that hold an identifier word by accident. Reviewed:
 # each is an ordinary English word, none names an identifier.
-ORDINARY_WORDS: frozenset[str] = frozenset(
+ORDINARY_WORDS: frozenset[str] = _words(
     # ... ending in "id" / "uid"
     """acid afraid aid amid android arid asteroid avid avoid bid braid bridesmaid candid
     covid cupid devoid druid fetid florid fluid forbid grid horrid humanoid humid hybrid
@@ -124,7 +129,7 @@ ORDINARY_WORDS: frozenset[str] = frozenset(
     deserialization deserialize deserialized deserializer deserializing
     serialisation serialise serialised serialiser serialising
     serialization serialize serialized serializer serializing
-    """.split()
+    """
 )
 
 _LETTER_RUNS = re.compile(r"[a-z]+")

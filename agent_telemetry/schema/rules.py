@@ -215,11 +215,15 @@ def _annotation_parts(info: FieldInfo) -> Iterator[object]:
             stack.extend(getattr(item, "__metadata__", ()))
 
 
+# What makes a class or marker a custom type (the second is pydantic v1's spelling).
+_SCHEMA_HOOKS = ("__get_pydantic_core_schema__", "__get_validators__")
+
+
 def _custom_type(ctx: FieldContext) -> str | None:
     from pydantic import BaseModel
 
     for item in _annotation_parts(ctx.info):
-        hooks = [h for h in ("__get_pydantic_core_schema__", "__get_validators__") if hasattr(item, h)]
+        hooks = [h for h in _SCHEMA_HOOKS if hasattr(item, h)]
         if not hooks or _is_pydantic_own(item):
             continue  # pydantic's own markers: their schema is read by the rules below
         if isinstance(item, type) and issubclass(item, BaseModel):
@@ -249,27 +253,33 @@ def _int_bounded(ctx: FieldContext) -> str | None:
     return None
 
 
-def _int_safe(ctx: FieldContext) -> str | None:
+def _bounds(ctx: FieldContext) -> tuple[int, int] | None:
     spec = ctx.spec
-    if spec and spec.kind == "int" and spec.ge is not None and spec.le is not None:
-        if spec.ge < -MAX_SAFE_INT or spec.le > MAX_SAFE_INT:
-            return (
-                "bounds must lie within +-(2**53 - 1): Cloud Logging keeps JSON numbers as "
-                "doubles, so a larger int arrives changed"
-            )
+    if spec is None or spec.kind != "int" or spec.ge is None or spec.le is None:
+        return None
+    return spec.ge, spec.le
+
+
+def _int_safe(ctx: FieldContext) -> str | None:
+    bounds = _bounds(ctx)
+    if bounds is not None and (bounds[0] < -MAX_SAFE_INT or bounds[1] > MAX_SAFE_INT):
+        return (
+            "bounds must lie within +-(2**53 - 1): Cloud Logging keeps JSON numbers as "
+            "doubles, so a larger int arrives changed"
+        )
     return None
 
 
 def _int_cardinality(ctx: FieldContext) -> str | None:
     waiver = waiver_of(ctx.info)
-    spec = ctx.spec
-    if spec is None or spec.kind != "int" or spec.ge is None or spec.le is None:
+    bounds = _bounds(ctx)
+    if bounds is None:
         if waiver is not None:
             return "a cardinality waiver belongs on a bounded int (count(..., waiver=...))"
         return None
-    domain = spec.le - spec.ge + 1
     if waiver is not None and (not isinstance(waiver, str) or not waiver.strip()):
         return "the cardinality waiver needs the reason it was reviewed"
+    domain = bounds[1] - bounds[0] + 1
     if domain > CARDINALITY_BUDGET and waiver is None:
         return (
             f"{domain:,} possible values exceed the budget of {CARDINALITY_BUDGET:,}: a "
@@ -341,7 +351,7 @@ RULES: tuple[Rule, ...] = (
     Rule("EVENT_NAME", "model", "event_name is lowercase snake_case and not reserved", _event_name),
     Rule("EVENT_VERSION", "model", "schema_version is an int >= 1", _schema_version),
     Rule("EVENT_DESCRIPTION", "model", "the event has a docstring", _description),
-    Rule("MODEL_CONFIG", "model", "model_config is the base's: extra=\"forbid\", frozen", _config),
+    Rule("MODEL_CONFIG", "model", 'model_config is the base\'s: extra="forbid", frozen', _config),
     Rule(
         "MODEL_SCHEMA",
         "model",
@@ -440,7 +450,8 @@ def _field_contexts(model: type[TelemetryEvent], schema: ModelSchema) -> list[Fi
             )
         else:
             problems = field_problems(field, schema.reader, spec)
-        contexts.append(FieldContext(model.__name__, name, info, spec, problems, reviewed.get(name)))
+        reason = reviewed.get(name)
+        contexts.append(FieldContext(model.__name__, name, info, spec, problems, reason))
     return contexts
 
 

@@ -187,15 +187,27 @@ def describe_field(name: str, info: FieldInfo, name_review: str | None = None) -
     inner = base_type(info)
     description = (info.description or "").strip()
     required = info.is_required()
-    reviewed = {"waiver": waiver_of(info), "name_review": name_review}
+    waiver = waiver_of(info)
     if inner is bool:
-        return FieldSpec(name, "bool", required, description, **reviewed)
+        return FieldSpec(
+            name, "bool", required, description, waiver=waiver, name_review=name_review
+        )
     if inner is int:
         ge, le = _bounds(info)
-        return FieldSpec(name, "int", required, description, ge=ge, le=le, **reviewed)
+        return FieldSpec(
+            name, "int", required, description, ge=ge, le=le, waiver=waiver, name_review=name_review
+        )
     members = _members(inner)
     if members is not None:
-        return FieldSpec(name, "enum", required, description, members=members, **reviewed)
+        return FieldSpec(
+            name,
+            "enum",
+            required,
+            description,
+            members=members,
+            waiver=waiver,
+            name_review=name_review,
+        )
     raise UnsupportedFieldType(_type_name(inner))
 
 
@@ -238,9 +250,7 @@ def event_spec(model: type[TelemetryEvent]) -> EventSpec:
 def build_event_spec(model: type[TelemetryEvent]) -> EventSpec:
     """Describe a model that has just passed the definition rules, and cache it."""
     reviewed = model.reviewed_names
-    fields = tuple(
-        describe_field(n, i, reviewed.get(n)) for n, i in model.model_fields.items()
-    )
+    fields = tuple(describe_field(n, i, reviewed.get(n)) for n, i in model.model_fields.items())
     spec = EventSpec(
         name=model.event_name,
         schema_version=model.schema_version,
