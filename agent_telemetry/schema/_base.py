@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
@@ -29,7 +29,7 @@ def count(ge: int, le: int, description: str, *, waiver: str | None = None) -> A
     (``le - ge + 1`` over 10,000,000) is not an identifier; the lock records it and the
     data dictionary shows it (INT_CARDINALITY).
     """
-    info: FieldInfo = Field(None, ge=ge, le=le, strict=True, description=description)
+    info = cast(FieldInfo, Field(None, ge=ge, le=le, strict=True, description=description))
     if waiver is not None:
         info.metadata.append(CardinalityWaiver(waiver))  # pydantic ignores foreign metadata
     return info
