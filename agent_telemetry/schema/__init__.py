@@ -7,8 +7,10 @@ generated from every version.
 
 This face holds what a service author needs to define and emit events. Tooling lives
 in public submodules: ``schema.lock`` (the schema lock), ``schema.compat`` (compatibility
-rules), ``schema.rules`` (definition rules), ``schema.versions`` (the version registry),
-``schema.envelope`` (the envelope every line carries) and ``schema.spec``.
+rules), ``schema.rules`` (definition rules), ``schema.coreschema`` (what pydantic runs,
+read against the rules' whitelist), ``schema.identifiers`` (the identifier words of field
+names), ``schema.versions`` (the version registry), ``schema.envelope`` (the envelope
+every line carries) and ``schema.spec``.
 
 Imports nothing heavier than pydantic: services and the emitter depend on it.
 """

@@ -17,11 +17,25 @@ from tests.schema.copies import EVENTS_IN_REPO, REPO, repo_copy, run_cli_in
 ORIGINAL = (REPO / EVENTS_IN_REPO).read_text(encoding="utf-8")
 
 
+# Beside the first row of each rule: the issue's other reports, and the hook overrides
+# (raised from __init_subclass__, before pydantic builds anything).
+EXTRA_ROWS = (
+    "annotated-wrap-validator",
+    "annotated-after-validator-returns-text",
+    "field-validator-after",
+    "model-validator-after-sets-a-field",
+    "enum-missing-makes-a-member",
+    "override-pydantic-init-subclass",
+    "override-hook-in-a-base",
+)
+
+
 def _gate_rows() -> list[Attack]:
+    by_id = {a.id: a for a in ATTACKS}
     rows = [a for a in ATTACKS if a.id.startswith("issue-")]
-    for rule in RULES:
-        rows.append(next(a for a in ATTACKS if a.rule == rule.id))
-    return rows
+    rows += [next(a for a in ATTACKS if a.rule == rule.id) for rule in RULES]
+    rows += [by_id[name] for name in EXTRA_ROWS]
+    return list({a.id: a for a in rows}.values())
 
 
 GATE_ROWS = _gate_rows()
