@@ -74,7 +74,7 @@ class TelemetryEvent(BaseModel):
         # Abstract intermediate bases (no event_name of their own) are not events.
         if "event_name" not in cls.__dict__:
             return
-        for rule, field, detail in violations(cls):
+        for rule, field, detail in violations(cls, TelemetryEvent):
             raise SchemaRuleError(cls.__name__, field, rule, detail)
         build_event_spec(cls)
 

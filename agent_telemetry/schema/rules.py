@@ -75,6 +75,7 @@ def looks_like_identifier(text: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class ModelContext:
     model: type[TelemetryEvent]
+    base: type[TelemetryEvent]  # TelemetryEvent, passed in: rules.py does not import it
     schema: ModelSchema  # what pydantic runs around the fields
 
 
@@ -126,12 +127,10 @@ def _schema_version(ctx: ModelContext) -> str | None:
 
 
 def _config(ctx: ModelContext) -> str | None:
-    from agent_telemetry.schema._base import TelemetryEvent
-
     # Any other setting changes what pydantic accepts or dumps (strict, aliases,
     # use_enum_values, defer_build, ...): the base's config is the only one reviewed.
     config = {k: v for k, v in ctx.model.model_config.items() if k != "title"}
-    if config != dict(TelemetryEvent.model_config):
+    if config != dict(ctx.base.model_config):
         return 'model_config must stay the base\'s (extra="forbid", frozen=True, nothing else)'
     return None
 
@@ -156,13 +155,11 @@ def _unique_columns(ctx: ModelContext) -> str | None:
 _MODEL_INTERNALS = frozenset({"__signature__", "__weakref__", "__dict__"})
 
 
-def _own_code(model: type[TelemetryEvent]) -> Iterator[tuple[type, str]]:
+def _own_code(ctx: ModelContext) -> Iterator[tuple[type, str]]:
     """(class, name) of every function, property or descriptor the event or a base of
     its own (anything between it and TelemetryEvent, mixins too) defines."""
-    from agent_telemetry.schema._base import TelemetryEvent
-
-    base = set(TelemetryEvent.__mro__)
-    for klass in model.__mro__:
+    base = set(ctx.base.__mro__)
+    for klass in ctx.model.__mro__:
         if klass in base:
             continue
         for name, value in vars(klass).items():
@@ -174,7 +171,7 @@ def _own_code(model: type[TelemetryEvent]) -> Iterator[tuple[type, str]]:
 
 
 def _overrides(ctx: ModelContext) -> str | None:
-    for klass, name in _own_code(ctx.model):
+    for klass, name in _own_code(ctx):
         where = "" if klass is ctx.model else f" (in {klass.__name__})"
         return f"{name}{where}: an event defines no methods, properties or hooks"
     return None
@@ -455,11 +452,14 @@ def _field_contexts(model: type[TelemetryEvent], schema: ModelSchema) -> list[Fi
     return contexts
 
 
-def violations(model: type[TelemetryEvent]) -> Iterator[tuple[str, str | None, str]]:
+def violations(
+    model: type[TelemetryEvent], base: type[TelemetryEvent]
+) -> Iterator[tuple[str, str | None, str]]:
     """Yield (rule id, field or None, detail) for every rule the model breaks, in
-    ``RULES`` order (each field rule over the fields in model order)."""
+    ``RULES`` order (each field rule over the fields in model order). ``base`` is
+    TelemetryEvent: its config is the only one allowed, its methods are not the event's."""
     schema = read_model(model)
-    model_ctx = ModelContext(model, schema)
+    model_ctx = ModelContext(model, base, schema)
     fields = _field_contexts(model, schema)
     for rule in RULES:
         if rule.scope == "model":
