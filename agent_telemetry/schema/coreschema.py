@@ -195,11 +195,11 @@ def _walk(
     allowed: tuple[str, ...],
     parent: str | None,
 ) -> Iterator[Problem]:
-    # A definition-ref carries its own keys (a serializer on a shared enum lands there).
-    for key, rule in _CODE_KEYS.items():
-        if key in raw and raw.get("type") == "definition-ref":
-            yield Problem(rule, f"a {key.replace('_', ' ')} on a definition-ref")
     if raw.get("type") == "definition-ref":
+        # A ref carries keys of its own: a serializer on a shared enum lands there.
+        for key, rule in _CODE_KEYS.items():
+            if key in raw:
+                yield Problem(rule, f"a {key.replace('_', ' ')} on a definition-ref")
         yield from _keys(raw, {"type", "schema_ref", "metadata"} | set(_CODE_KEYS))
     node = reader.resolve(raw)
     if node is None:
