@@ -23,6 +23,41 @@ from agent_telemetry.errors import SchemaRuleError
 STAGE = "definition"
 
 
+def reviewed_notices(versions: Mapping[tuple[str, int], Any]) -> list[Finding]:
+    """A notice for every reviewed exception to the definition rules (a cardinality
+    waiver, a reviewed name), with its reason: never a silent exception. Call once the
+    models have loaded."""
+    from agent_telemetry.check._locate import model_location
+    from agent_telemetry.schema import event_spec
+
+    notices: list[Finding] = []
+    for model in versions.values():
+        spec = event_spec(model)
+        for field in spec.fields:
+            reviewed = (
+                ("INT_CARDINALITY", field.waiver, f"{field.domain} waived"),
+                ("FIELD_NAME_NO_IDENTIFIER", field.name_review, "name reviewed"),
+            )
+            for rule, reason, what in reviewed:
+                if reason is None:
+                    continue
+                file, line = model_location(model, field.name)
+                notices.append(
+                    Finding(
+                        stage=STAGE,
+                        rule=rule,
+                        message=f"{what} (reason: {reason})",
+                        severity="notice",
+                        event=spec.name,
+                        field=field.name,
+                        version=spec.schema_version,
+                        file=file,
+                        line=line,
+                    )
+                )
+    return notices
+
+
 def _definition_site(tb: TracebackType | None) -> tuple[str, int] | None:
     """(file, line) of the ``class`` statement whose creation raised: the frame just
     before pydantic's model metaclass took over."""

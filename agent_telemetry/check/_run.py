@@ -5,10 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
-from agent_telemetry.check._definition import load_models, load_versions
+from agent_telemetry.check._definition import (
+    definition_finding,
+    load_models,
+    load_versions,
+    reviewed_notices,
+)
 from agent_telemetry.check._findings import CheckReport, Finding
 from agent_telemetry.check._git import GitRefError, lock_at_ref
-from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.errors import AgentTelemetryError, SchemaRuleError
 
 LATER_STAGES = ("lock", "compat", "bindings", "generated", "versions")
 
@@ -47,10 +52,18 @@ def run_check(
         for stage in LATER_STAGES:
             report.skip(stage, "the models do not load")
         return report
-    versions = load_versions(models_module, models)
+    try:
+        versions = load_versions(models_module, models)
+        notices = reviewed_notices(versions)
+    except SchemaRuleError as exc:
+        # A class the definition rules never ran on (a base replaced the hook).
+        report.stage(DEFINITION_STAGE, [definition_finding(exc)])
+        for stage in LATER_STAGES:
+            report.skip(stage, "the models do not load")
+        return report
     retired = len(versions) - len(models)
     note = f"{len(models)} events" + (f", {retired} retired version(s)" if retired else "")
-    report.stage(DEFINITION_STAGE, findings, note)
+    report.stage(DEFINITION_STAGE, findings + notices, note)
 
     # Only now: these import agent_telemetry.schema, which has just loaded.
     from agent_telemetry.check._schema_stages import (

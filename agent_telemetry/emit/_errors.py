@@ -21,7 +21,8 @@ class Problem:
     not define, never named; ``count`` of them), ``reserved_key`` (an envelope key such as
     ``time`` passed as a field; ``field`` names it), ``unknown_event``, ``bad_event_type``,
     ``retired_version`` (a retired model of an event), ``unusable_value`` (validating the
-    value raised).
+    value raised), ``outside_domain`` (the model accepted a value outside the field's
+    set or bounds: the emitter's own re-check refused it).
     """
 
     field: str | None

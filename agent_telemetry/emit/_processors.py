@@ -35,7 +35,12 @@ from agent_telemetry.emit._validate import (
     resolve,
 )
 from agent_telemetry.schema import EVENTS
-from agent_telemetry.schema.envelope import REJECTED_EVENT, REJECTED_SCHEMA_VERSION, RejectReason
+from agent_telemetry.schema.envelope import (
+    ENVELOPE_KEYS,
+    REJECTED_EVENT,
+    REJECTED_SCHEMA_VERSION,
+    RejectReason,
+)
 
 Record = dict[str, Any]
 _NO_KWARGS: dict[str, Any] = {}  # structlog only unpacks it; never mutated
@@ -158,8 +163,37 @@ def rejected_record(reason: RejectReason, clock: Clock | None = None) -> Record:
 def render_line(
     _logger: WrappedLogger, _method: str, event_dict: EventDict
 ) -> tuple[tuple[bytes, EventDict], dict[str, Any]]:
-    """Final processor: the writer's arguments, the line as bytes and the record."""
-    return (_dumps(event_dict, None, _APPEND_NEWLINE), event_dict), _NO_KWARGS
+    """Final processor: the writer's arguments, the line as bytes and the record.
+
+    A value orjson cannot write (none passes the re-check, but should one) costs only
+    its own field: it is dropped and named in ``invalid_fields``, the line still lands.
+    """
+    try:
+        line = _dumps(event_dict, None, _APPEND_NEWLINE)
+    except Exception:
+        line = _dumps(drop_unwritable(event_dict), None, _APPEND_NEWLINE)
+    return (line, event_dict), _NO_KWARGS
+
+
+def drop_unwritable(record: EventDict) -> EventDict:
+    """Drop (in place) each field value orjson cannot write, naming it in
+    ``invalid_fields``; the envelope keys stay where they are, in line order."""
+    dropped: list[str] = []
+    for name, value in list(record.items()):
+        if name in ENVELOPE_KEYS:
+            continue
+        try:
+            _dumps(value)
+        except Exception:
+            del record[name]
+            dropped.append(name)
+    if dropped:
+        invalid = [n for n in record.pop("invalid_fields", ()) if type(n) is str]
+        unknown = record.pop("unknown_fields", None)
+        record["invalid_fields"] = invalid + [n for n in dropped if n not in invalid]
+        if unknown is not None:
+            record["unknown_fields"] = unknown
+    return record
 
 
 PROCESSORS = (resolve_event, validated_record, render_line)

@@ -21,6 +21,7 @@ from pydantic_core import SchemaValidator
 
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._fast_record import RecordValidator, record_validator
+from agent_telemetry.emit._guard import Domains, domains, recheck
 from agent_telemetry.schema import EVENTS, FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.envelope import RESERVED_FIELD_NAMES, RejectReason
 from agent_telemetry.schema.spec import base_type
@@ -41,6 +42,8 @@ class Plan:
     enums: frozenset[str]  # fields whose validated value is an Enum member but not a str
     placeholders: dict[str, Any] = field(repr=False)
     validator: SchemaValidator = field(repr=False)
+    # Each field's set or bounds, re-checked on every value the model returns (_guard).
+    domains: Domains = field(repr=False)
     # The hot path (``_fast_record``): fields -> the line's record with a ``time``
     # placeholder, or an exception when the model must decide. None: always ask the model.
     fast: RecordValidator | None = field(repr=False)
@@ -96,6 +99,7 @@ def plan_for(model: type[TelemetryEvent]) -> Plan:
         enums=enums,
         placeholders={f.name: _placeholder(f) for f in spec.fields if f.required},
         validator=model.__pydantic_validator__,  # type: ignore[arg-type]
+        domains=domains(spec),
         # A plain Enum's members need unwrapping, which only the careful path does.
         fast=None if enums else record_validator(model, envelope),
     )
@@ -248,6 +252,22 @@ def _values(
 
 
 def check(plan: Plan, raw: dict[Any, Any], strict: bool, extra_unknown: int = 0) -> Checked:
+    """Validate ``raw`` against the plan's model, then re-check every value it returned
+    against the field's set or bounds (``_guard``): a value the model let through but
+    the field's domain does not hold is invalid like any other (strict: ``outside_domain``).
+    """
+    values, invalid, unknown = _judge(plan, raw, strict, extra_unknown)
+    outside = recheck(values, plan.domains)
+    if not outside:
+        return values, invalid, unknown
+    if strict:
+        problems = tuple(Problem(name, "outside_domain") for name in outside)
+        raise TelemetryValidationError(plan.event, _in_model_order(plan, list(problems)))
+    named = set(invalid).union(outside)
+    return values, tuple(name for name in plan.order if name in named), unknown
+
+
+def _judge(plan: Plan, raw: dict[Any, Any], strict: bool, extra_unknown: int) -> Checked:
     """Validate ``raw`` against the plan's model.
 
     Strict: raise ``TelemetryValidationError`` naming every bad field and its rule; an
@@ -266,8 +286,8 @@ def check(plan: Plan, raw: dict[Any, Any], strict: bool, extra_unknown: int = 0)
             # any other) and every value valid. Anything else takes the careful path.
             given: dict[str, Any] = plan.validator.validate_python(raw).__dict__
             # pydantic fills __dict__ in field order, the line's order; None is left for
-            # the record builder to skip, which saves a second pass over the fields.
-            return (given if not plan.enums else _values(plan, given)), (), 0
+            # the record builder to skip. A copy: the re-check edits it in place.
+            return (dict(given) if not plan.enums else _values(plan, given)), (), 0
         except ValidationError as exc:
             first = _problems_of(exc)
         except Exception:

@@ -7,8 +7,10 @@ generated from every version.
 
 This face holds what a service author needs to define and emit events. Tooling lives
 in public submodules: ``schema.lock`` (the schema lock), ``schema.compat`` (compatibility
-rules), ``schema.rules`` (definition rules), ``schema.versions`` (the version registry),
-``schema.envelope`` (the envelope every line carries) and ``schema.spec``.
+rules), ``schema.rules`` (definition rules), ``schema.coreschema`` (what pydantic runs,
+read against the rules' whitelist), ``schema.identifiers`` (the identifier words of field
+names), ``schema.versions`` (the version registry), ``schema.envelope`` (the envelope
+every line carries) and ``schema.spec``.
 
 Imports nothing heavier than pydantic: services and the emitter depend on it.
 """
@@ -16,7 +18,7 @@ Imports nothing heavier than pydantic: services and the emitter depend on it.
 from types import MappingProxyType
 
 from agent_telemetry.errors import SchemaRuleError
-from agent_telemetry.schema._base import TelemetryEvent, count, event_spec, flag
+from agent_telemetry.schema._base import TelemetryEvent, count, flag
 from agent_telemetry.schema.buckets import (
     RunsToday,
     TokensToday,
@@ -44,7 +46,7 @@ from agent_telemetry.schema.events import (
     TurnKind,
 )
 from agent_telemetry.schema.retired import RETIRED
-from agent_telemetry.schema.spec import EventSpec, FieldSpec
+from agent_telemetry.schema.spec import EventSpec, FieldSpec, event_spec
 from agent_telemetry.schema.versions import registry_specs, version_registry
 
 EVENT_VERSIONS: MappingProxyType[tuple[str, int], type[TelemetryEvent]] = version_registry(

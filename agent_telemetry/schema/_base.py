@@ -1,23 +1,38 @@
-"""The base event model: every subclass is checked against the definition rules.
-
-``event_spec`` lives here, beside the class whose attributes it reads: ``spec`` and
-``rules`` describe and check plain pydantic models and never need this module.
-"""
+"""The base event model: every subclass is checked against the definition rules."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
 
 from agent_telemetry.errors import SchemaRuleError
 from agent_telemetry.schema.rules import violations
-from agent_telemetry.schema.spec import EventSpec, describe_field
+from agent_telemetry.schema.spec import (
+    CardinalityWaiver,
+    EventSpec,
+    build_event_spec,
+    event_spec,
+)
+
+# The hooks that run the definition rules: a class that redefines one could skip them.
+_DEFINITION_HOOKS = ("__init_subclass__", "__pydantic_init_subclass__")
 
 
-def count(ge: int, le: int, description: str) -> Any:
-    """An optional, strictly typed, bounded integer field (``None`` when not known)."""
-    return Field(None, ge=ge, le=le, strict=True, description=description)
+def count(ge: int, le: int, description: str, *, waiver: str | None = None) -> Any:
+    """An optional, strictly typed, bounded integer field (``None`` when not known).
+
+    ``waiver``: the reviewed reason a domain wider than the cardinality budget
+    (``le - ge + 1`` over 10,000,000) is not an identifier; the lock records it and the
+    data dictionary shows it (INT_CARDINALITY).
+    """
+    info = cast(FieldInfo, Field(None, ge=ge, le=le, strict=True, description=description))
+    if waiver is not None:
+        info.metadata.append(CardinalityWaiver(waiver))  # pydantic ignores foreign metadata
+    return info
 
 
 def flag(description: str) -> Any:
@@ -26,13 +41,32 @@ def flag(description: str) -> Any:
 
 
 class TelemetryEvent(BaseModel):
-    """Base of every event. Subclasses set ``event_name`` and ``schema_version``."""
+    """Base of every event. Subclasses set ``event_name`` and ``schema_version``.
+
+    ``reviewed_names`` maps a field name the identifier rule refuses to the reason it
+    was reviewed as no identifier (FIELD_NAME_NO_IDENTIFIER); the lock records it and
+    ``check`` shows it.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=False)
 
     event_name: ClassVar[str]
     schema_version: ClassVar[int]
+    reviewed_names: ClassVar[Mapping[str, str]] = MappingProxyType({})
     __event_spec__: ClassVar[EventSpec | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Python calls the *parent's* __init_subclass__ for each new class, so this runs
+        # for every class below TelemetryEvent before its own hooks could take over.
+        for hook in _DEFINITION_HOOKS:
+            if hook in cls.__dict__:
+                raise SchemaRuleError(
+                    cls.__name__,
+                    None,
+                    "MODEL_OVERRIDE",
+                    f"{hook}: an event or its base may not replace the definition hooks",
+                )
+        super().__init_subclass__(**kwargs)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -40,27 +74,11 @@ class TelemetryEvent(BaseModel):
         # Abstract intermediate bases (no event_name of their own) are not events.
         if "event_name" not in cls.__dict__:
             return
-        for rule, field, detail in violations(cls):
+        for rule, field, detail in violations(cls, TelemetryEvent):
             raise SchemaRuleError(cls.__name__, field, rule, detail)
-        event_spec(cls)
+        build_event_spec(cls)
 
     @classmethod
     def spec(cls) -> EventSpec:
         """The plain description of this event (fields in model order)."""
         return event_spec(cls)
-
-
-def event_spec(model: type[TelemetryEvent]) -> EventSpec:
-    """The spec of a (rule-checked) event model."""
-    cached: EventSpec | None = model.__dict__.get("__event_spec__")
-    if cached is not None:
-        return cached
-    fields = tuple(describe_field(n, i) for n, i in model.model_fields.items())
-    spec = EventSpec(
-        name=model.event_name,
-        schema_version=model.schema_version,
-        description=" ".join((model.__doc__ or "").split()),
-        fields=fields,
-    )
-    model.__event_spec__ = spec
-    return spec

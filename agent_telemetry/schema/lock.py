@@ -4,7 +4,10 @@ The lock is what the compatibility rules compare against: it records, per event 
 per ``schema_version``, the fields in model order with their kind, sink type,
 requiredness, members (sorted: member order means nothing to a reader) and bounds,
 plus a sha256 of each description (a description edit changes the lock, never a
-reader). ``agent-telemetry lock`` writes it; it is committed and reviewed like code.
+reader), and the reviewed exceptions to the definition rules in full: a field's
+cardinality waiver (INT_CARDINALITY) and its name review (FIELD_NAME_NO_IDENTIFIER),
+so adding or changing one shows in the lock's diff. ``agent-telemetry lock`` writes it;
+it is committed and reviewed like code.
 
 Versions: the lock has one entry per registered model (``EVENT_VERSIONS``: the
 current models and the retired ones). When an event's ``schema_version`` is bumped, the
@@ -56,6 +59,8 @@ class LockedField(_Frozen):
     ge: int | None = None
     le: int | None = None
     description_sha256: str
+    cardinality_waiver: str | None = None
+    name_review: str | None = None
 
 
 class LockedEvent(_Frozen):
@@ -99,6 +104,8 @@ def lock_field(spec: FieldSpec) -> LockedField:
         ge=spec.ge if spec.kind == "int" else None,
         le=spec.le if spec.kind == "int" else None,
         description_sha256=description_sha256(spec.description),
+        cardinality_waiver=spec.waiver,
+        name_review=spec.name_review,
     )
 
 
@@ -130,6 +137,11 @@ def _field_json(field: LockedField) -> dict[str, Any]:
         out["ge"] = field.ge
         out["le"] = field.le
     out["description_sha256"] = field.description_sha256
+    # Only when present: a lock without reviewed exceptions reads as before.
+    if field.cardinality_waiver is not None:
+        out["cardinality_waiver"] = field.cardinality_waiver
+    if field.name_review is not None:
+        out["name_review"] = field.name_review
     return out
 
 

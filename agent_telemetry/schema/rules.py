@@ -1,54 +1,45 @@
 """The definition rules every event model obeys, as a table of named checks.
 
-Each rule has a stable ID and a one-line purpose; ``RULES`` is the catalogue that the
-docs print and that ``TelemetryEvent`` runs when a subclass is defined. A check returns
-None when the model passes, or a short detail saying what is wrong. Details name
-fields and rules, never values a service might pass at run time.
+Each rule has a stable ID and a one-line purpose; ``RULES`` is the catalogue that
+docs/rules.md prints and that ``TelemetryEvent`` runs when a subclass is defined: the
+first rule in table order that the model breaks (at its first field, for field rules)
+is raised. A check returns None when the model passes, or a short detail saying what
+is wrong. Details name fields and rules, never values a service might pass at run time.
 
-The rules take any pydantic model: what they check is whether it is a valid event.
+Two views of a model are checked: the annotation (``spec.describe_field``: what the
+lock, views and emitter read) and what pydantic will actually run
+(``coreschema``: validators, serializers, custom types); they must agree.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+import typing
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal
 
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from agent_telemetry.schema.coreschema import (
+    ModelSchema,
+    Problem,
+    field_problems,
+    is_code,
+    read_model,
+)
 from agent_telemetry.schema.envelope import RESERVED_FIELD_NAMES
+from agent_telemetry.schema.identifiers import identifier_word
 from agent_telemetry.schema.spec import (
+    CARDINALITY_BUDGET,
+    MAX_SAFE_INT,
     FieldSpec,
     UnsupportedFieldType,
-    constraints,
     describe_field,
+    waiver_of,
 )
 
-if TYPE_CHECKING:
-    from pydantic import BaseModel
-    from pydantic.fields import FieldInfo
-
-# Segments that mark a name as carrying an identifier (docs/design.md, "Field names").
-IDENTIFIER_SEGMENTS = frozenset(
-    [
-        "id",
-        "ids",
-        "uuid",
-        "guid",
-        "hash",
-        "sha",
-        "digest",
-        "key",
-        "secret",
-        "email",
-        "ip",
-        "fingerprint",
-        "password",
-        "cookie",
-        "jwt",
-        "address",
-        "session",
-    ]
-)
 MAX_NAME_LENGTH = 64
 
 _SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
@@ -80,11 +71,20 @@ def looks_like_identifier(text: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelContext:
+    model: type[BaseModel]
+    base: type[BaseModel]  # TelemetryEvent, passed in: rules.py does not import _base (no cycle)
+    schema: ModelSchema  # what pydantic runs around the fields
+
+
+@dataclass(frozen=True, slots=True)
 class FieldContext:
     model: str
     name: str
     info: FieldInfo
     spec: FieldSpec | None  # None when the type itself is outside the closed set
+    problems: tuple[Problem, ...]  # what pydantic runs for this field, outside the whitelist
+    reviewed: str | None  # the event's reviewed_names reason for this name, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +95,21 @@ class Rule:
     check: Callable[..., str | None]
 
 
+def _problem(rule: str) -> Callable[[Any], str | None]:
+    """A check that reports the first core-schema problem filed under ``rule``."""
+
+    def check(ctx: ModelContext | FieldContext) -> str | None:
+        problems = ctx.problems if isinstance(ctx, FieldContext) else ctx.schema.problems
+        return next((p.detail for p in problems if p.rule == rule), None)
+
+    return check
+
+
 # --- model rules -------------------------------------------------------------------
 
 
-def _event_name(model: type[BaseModel]) -> str | None:
-    name = getattr(model, "event_name", None)
+def _event_name(ctx: ModelContext) -> str | None:
+    name = getattr(ctx.model, "event_name", None)
     if not isinstance(name, str) or not _EVENT_NAME.fullmatch(name):
         return "event_name must be lowercase snake_case, at most 64 characters"
     if name == "telemetry_rejected":
@@ -107,28 +117,31 @@ def _event_name(model: type[BaseModel]) -> str | None:
     return None
 
 
-def _schema_version(model: type[BaseModel]) -> str | None:
-    version = getattr(model, "schema_version", None)
+def _schema_version(ctx: ModelContext) -> str | None:
+    version = getattr(ctx.model, "schema_version", None)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         return "schema_version must be an int >= 1"
     return None
 
 
-def _config(model: type[BaseModel]) -> str | None:
-    if model.model_config.get("extra") != "forbid" or not model.model_config.get("frozen"):
-        return 'model_config must keep extra="forbid" and frozen=True'
+def _config(ctx: ModelContext) -> str | None:
+    # Any other setting changes what pydantic accepts or dumps (strict, aliases,
+    # use_enum_values, defer_build, ...): the base's config is the only one reviewed.
+    config = {k: v for k, v in ctx.model.model_config.items() if k != "title"}
+    if config != dict(ctx.base.model_config):
+        return 'model_config must stay the base\'s (extra="forbid", frozen=True, nothing else)'
     return None
 
 
-def _description(model: type[BaseModel]) -> str | None:
-    if not (model.__doc__ or "").strip():
+def _description(ctx: ModelContext) -> str | None:
+    if not (ctx.model.__doc__ or "").strip():
         return "the event needs a docstring (it becomes the view description)"
     return None
 
 
-def _unique_columns(model: type[BaseModel]) -> str | None:
+def _unique_columns(ctx: ModelContext) -> str | None:
     seen: dict[str, str] = {}
-    for name in model.model_fields:
+    for name in ctx.model.model_fields:
         column = sanitise_column(name)
         if column in seen:
             return f"fields {seen[column]!r} and {name!r} land in the same sink column"
@@ -136,7 +149,83 @@ def _unique_columns(model: type[BaseModel]) -> str | None:
     return None
 
 
+# Class-dict entries Python and pydantic put on every model; they are not the author's.
+_MODEL_INTERNALS = frozenset({"__signature__", "__weakref__", "__dict__"})
+
+
+def _own_code(ctx: ModelContext) -> Iterator[tuple[type, str]]:
+    """(class, name) of every function, property or descriptor the event or a base of
+    its own (anything between it and TelemetryEvent, mixins too) defines."""
+    base = set(ctx.base.__mro__)
+    for klass in ctx.model.__mro__:
+        if klass in base:
+            continue
+        for name, value in vars(klass).items():
+            if name in _MODEL_INTERNALS or not is_code(value):
+                continue
+            if name == "__hash__" and getattr(value, "__module__", "").startswith("pydantic."):
+                continue  # pydantic's hash of a frozen model
+            yield klass, name
+
+
+def _overrides(ctx: ModelContext) -> str | None:
+    for klass, name in _own_code(ctx):
+        where = "" if klass is ctx.model else f" (in {klass.__name__})"
+        return f"{name}{where}: an event defines no methods, properties or hooks"
+    return None
+
+
+def _reviewed_names(ctx: ModelContext) -> str | None:
+    reviewed = getattr(ctx.model, "reviewed_names", {})
+    if not isinstance(reviewed, Mapping):
+        return "reviewed_names maps field names to the reason each was reviewed"
+    for name, reason in reviewed.items():
+        if name not in ctx.model.model_fields:
+            return f"reviewed_names lists {name!r}, which is not a field"
+        if not isinstance(reason, str) or not reason.strip():
+            return f"reviewed_names[{name!r}] needs the reason it was reviewed"
+        if identifier_word(name) is None:
+            return f"reviewed_names lists {name!r}, which needs no review; remove it"
+    return None
+
+
 # --- field rules -------------------------------------------------------------------
+
+
+def _is_pydantic_own(item: object) -> bool:
+    module = item.__module__ if isinstance(item, type) else type(item).__module__
+    return module == "pydantic" or module.startswith("pydantic.")
+
+
+def _annotation_parts(info: FieldInfo) -> Iterator[object]:
+    """Every type and metadata object in the field's annotation, nested ones included."""
+    stack: list[object] = [info.annotation, *info.metadata]
+    while stack:
+        item = stack.pop()
+        yield item
+        if isinstance(item, FieldInfo):
+            stack.extend(item.metadata)
+        else:
+            stack.extend(typing.get_args(item))
+            stack.extend(getattr(item, "__metadata__", ()))
+
+
+# What makes a class or marker a custom type (the second is pydantic v1's spelling).
+_SCHEMA_HOOKS = ("__get_pydantic_core_schema__", "__get_validators__")
+
+
+def _custom_type(ctx: FieldContext) -> str | None:
+    from pydantic import BaseModel
+
+    for item in _annotation_parts(ctx.info):
+        hooks = [h for h in _SCHEMA_HOOKS if hasattr(item, h)]
+        if not hooks or _is_pydantic_own(item):
+            continue  # pydantic's own markers: their schema is read by the rules below
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            continue  # a nested model: FIELD_TYPE
+        name = item.__name__ if isinstance(item, type) else type(item).__name__
+        return f"{name} defines {hooks[0]}: a custom type decides what is stored"
+    return None
 
 
 def _field_type(ctx: FieldContext) -> str | None:
@@ -159,12 +248,40 @@ def _int_bounded(ctx: FieldContext) -> str | None:
     return None
 
 
-def _int_strict(ctx: FieldContext) -> str | None:
-    # Lax ints would accept True, 1.0 and "1"; a bool where a count belongs is a bug.
-    if ctx.spec and ctx.spec.kind in ("int", "bool"):
-        strict = any(getattr(m, "strict", None) is True for m in constraints(ctx.info))
-        if not strict:
-            return "int and bool fields must be strict (use the Count/Flag helpers)"
+def _bounds(ctx: FieldContext) -> tuple[int, int] | None:
+    spec = ctx.spec
+    if spec is None or spec.kind != "int" or spec.ge is None or spec.le is None:
+        return None
+    return spec.ge, spec.le
+
+
+def _int_safe(ctx: FieldContext) -> str | None:
+    bounds = _bounds(ctx)
+    if bounds is not None and (bounds[0] < -MAX_SAFE_INT or bounds[1] > MAX_SAFE_INT):
+        return (
+            "bounds must lie within +-(2**53 - 1): Cloud Logging keeps JSON numbers as "
+            "doubles, so a larger int arrives changed"
+        )
+    return None
+
+
+def _int_cardinality(ctx: FieldContext) -> str | None:
+    waiver = waiver_of(ctx.info)
+    bounds = _bounds(ctx)
+    if bounds is None:
+        if waiver is not None:
+            return "a cardinality waiver belongs on a bounded int (count(..., waiver=...))"
+        return None
+    if waiver is not None and (not isinstance(waiver, str) or not waiver.strip()):
+        return "the cardinality waiver needs the reason it was reviewed"
+    domain = bounds[1] - bounds[0] + 1
+    if domain > CARDINALITY_BUDGET and waiver is None:
+        return (
+            f"{domain:,} possible values exceed the budget of {CARDINALITY_BUDGET:,}: a "
+            'domain that wide can carry a user number; narrow it, or add count(..., waiver="why")'
+        )
+    if domain <= CARDINALITY_BUDGET and waiver is not None:
+        return "the domain is within the budget: remove the waiver"
     return None
 
 
@@ -187,10 +304,13 @@ def _name_reserved(ctx: FieldContext) -> str | None:
 
 
 def _name_no_identifier(ctx: FieldContext) -> str | None:
-    for segment in ctx.name.lower().split("_"):
-        if segment in IDENTIFIER_SEGMENTS:
-            return f"name segment {segment!r} marks an identifier; telemetry carries none"
-    return None
+    word = identifier_word(ctx.name)
+    if word is None or (isinstance(ctx.reviewed, str) and ctx.reviewed.strip()):
+        return None
+    return (
+        f"the name holds the identifier word {word!r}; telemetry carries none. Rename it, "
+        "or, if it is no identifier, list it in the event's reviewed_names with a reason"
+    )
 
 
 def _description_present(ctx: FieldContext) -> str | None:
@@ -219,19 +339,65 @@ def _member_no_identifier(ctx: FieldContext) -> str | None:
     return None
 
 
+# Table order is report order: the first rule a model breaks is the one raised, so the
+# rules about what pydantic runs come before the ones about the declared type they
+# would otherwise be mistaken for (a PlainValidator is FIELD_VALIDATOR, not FIELD_TYPE).
 RULES: tuple[Rule, ...] = (
     Rule("EVENT_NAME", "model", "event_name is lowercase snake_case and not reserved", _event_name),
     Rule("EVENT_VERSION", "model", "schema_version is an int >= 1", _schema_version),
     Rule("EVENT_DESCRIPTION", "model", "the event has a docstring", _description),
-    Rule("MODEL_CONFIG", "model", 'extra="forbid" and frozen', _config),
+    Rule("MODEL_CONFIG", "model", 'model_config is the base\'s: extra="forbid", frozen', _config),
+    Rule(
+        "MODEL_SCHEMA",
+        "model",
+        "pydantic builds a plain model schema (no root model, nothing unknown)",
+        _problem("MODEL_SCHEMA"),
+    ),
     Rule("FIELD_NAME_UNIQUE", "model", "names are unique after sink sanitising", _unique_columns),
+    Rule(
+        "FIELD_CUSTOM_TYPE",
+        "field",
+        "no type or marker with its own __get_pydantic_core_schema__",
+        _custom_type,
+    ),
+    Rule(
+        "FIELD_VALIDATOR",
+        "field",
+        "no validator of any mode on a field, no default_factory",
+        _problem("FIELD_VALIDATOR"),
+    ),
+    Rule("FIELD_SERIALIZER", "field", "no serializer on a field", _problem("FIELD_SERIALIZER")),
     Rule("FIELD_TYPE", "field", "closed string set, bounded int, bool, or Optional", _field_type),
+    Rule(
+        "ENUM_PLAIN",
+        "field",
+        "enums are plain StrEnums: no _missing_, __new__, __init__ or methods",
+        _problem("ENUM_PLAIN"),
+    ),
+    Rule(
+        "FIELD_CORE_SCHEMA",
+        "field",
+        "pydantic runs exactly the declared set or bounds, nothing else",
+        _problem("FIELD_CORE_SCHEMA"),
+    ),
     Rule("INT_BOUNDED", "field", "ints have both ge and le", _int_bounded),
-    Rule("FIELD_STRICT", "field", "ints and bools accept no coercion", _int_strict),
+    Rule("INT_SAFE_RANGE", "field", "int bounds lie within +-(2**53 - 1)", _int_safe),
+    Rule(
+        "INT_CARDINALITY",
+        "field",
+        "an int domain over 10,000,000 values needs a reviewed waiver",
+        _int_cardinality,
+    ),
+    Rule("FIELD_STRICT", "field", "ints and bools accept no coercion", _problem("FIELD_STRICT")),
     Rule("OPTIONAL_DEFAULT_NONE", "field", "optional fields default to None", _optional_default),
     Rule("FIELD_NAME_FORMAT", "field", "lowercase snake_case, <= 64 characters", _name_format),
     Rule("FIELD_NAME_RESERVED", "field", "no field shadows an envelope key", _name_reserved),
-    Rule("FIELD_NAME_NO_IDENTIFIER", "field", "no identifier segment", _name_no_identifier),
+    Rule(
+        "FIELD_NAME_NO_IDENTIFIER",
+        "field",
+        "no identifier word in the name, glued or not",
+        _name_no_identifier,
+    ),
     Rule("FIELD_DESCRIPTION", "field", "every field has a description", _description_present),
     Rule("ENUM_MEMBER_FORMAT", "field", "members match [a-z0-9_]{1,32}", _member_format),
     Rule(
@@ -240,24 +406,67 @@ RULES: tuple[Rule, ...] = (
         "no member looks like an identifier",
         _member_no_identifier,
     ),
+    Rule(
+        "MODEL_VALIDATOR",
+        "model",
+        "no model_validator, model_post_init or custom __init__",
+        _problem("MODEL_VALIDATOR"),
+    ),
+    Rule("MODEL_SERIALIZER", "model", "no model_serializer", _problem("MODEL_SERIALIZER")),
+    Rule("COMPUTED_FIELD", "model", "no computed_field", _problem("COMPUTED_FIELD")),
+    Rule(
+        "MODEL_OVERRIDE",
+        "model",
+        "no methods, properties or hooks (model_dump, __pydantic_init_subclass__, ...)",
+        _overrides,
+    ),
+    Rule(
+        "NAME_REVIEWED",
+        "model",
+        "reviewed_names lists only fields the identifier rule refuses, each with a reason",
+        _reviewed_names,
+    ),
 )
+RULE_IDS: frozenset[str] = frozenset(rule.id for rule in RULES)
 
 
-def violations(model: type[BaseModel]) -> Iterator[tuple[str, str | None, str]]:
-    """Yield (rule id, field or None, detail) for every rule the model breaks."""
-    for rule in RULES:
-        if rule.scope == "model":
-            detail = rule.check(model)
-            if detail:
-                yield rule.id, None, detail
+def _field_contexts(model: type[BaseModel], schema: ModelSchema) -> list[FieldContext]:
+    reviewed = getattr(model, "reviewed_names", {})
+    reviewed = reviewed if isinstance(reviewed, Mapping) else {}
+    contexts = []
     for name, info in model.model_fields.items():
         try:
             spec: FieldSpec | None = describe_field(name, info)
         except UnsupportedFieldType:
             spec = None
-        ctx = FieldContext(model.__name__, name, info, spec)
-        for rule in RULES:
-            if rule.scope == "field":
-                detail = rule.check(ctx)
-                if detail:
-                    yield rule.id, name, detail
+        field = schema.fields.get(name)
+        if field is None:
+            problems: tuple[Problem, ...] = (
+                Problem("FIELD_CORE_SCHEMA", "pydantic has no schema for this field"),
+            )
+        else:
+            problems = field_problems(field, schema.reader, spec)
+        reason = reviewed.get(name)
+        contexts.append(FieldContext(model.__name__, name, info, spec, problems, reason))
+    return contexts
+
+
+def violations(
+    model: type[BaseModel], base: type[BaseModel]
+) -> Iterator[tuple[str, str | None, str]]:
+    """Yield (rule id, field or None, detail) for every rule the model breaks, in
+    ``RULES`` order (each field rule over the fields in model order). ``base`` is
+    TelemetryEvent: its config is the only one allowed, its methods are not the event's."""
+    schema = read_model(model)
+    model_ctx = ModelContext(model, base, schema)
+    fields = _field_contexts(model, schema)
+    for rule in RULES:
+        if rule.scope == "model":
+            detail = rule.check(model_ctx)
+            if detail:
+                yield rule.id, None, detail
+            continue
+        for ctx in fields:
+            detail = rule.check(ctx)
+            if detail:
+                yield rule.id, ctx.name, detail

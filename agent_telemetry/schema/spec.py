@@ -1,8 +1,5 @@
 """A plain description of each event and field, read off the pydantic models.
 
-``describe_field`` reads one pydantic field; ``event_spec`` (in ``agent_telemetry.schema``)
-reads a whole event model with it.
-
 Everything downstream (the emitter's line order, view SQL, the sink schema, the data
 dictionary, the schema lock) is generated from these specs, never from the models'
 internals directly, so there is one place that knows how a field is typed.
@@ -13,18 +10,39 @@ from __future__ import annotations
 import enum
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 import annotated_types
 
-from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.errors import AgentTelemetryError, SchemaRuleError
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
     from pydantic.fields import FieldInfo
 
+
 FieldKind = Literal["enum", "int", "bool"]
-_KIND_TYPES: dict[FieldKind, str] = {"enum": "STRING", "int": "INTEGER", "bool": "BOOLEAN"}
+
+# The widest int domain (``le - ge + 1``) a field may have without a reviewed waiver.
+# The catalogue's widest is 3,600,001 (milliseconds within an hour); 10,000,000 leaves
+# room for, say, milliseconds within two hours, and is far below what a user number,
+# phone number or timestamp needs (docs/rules.md, INT_CARDINALITY).
+CARDINALITY_BUDGET = 10_000_000
+# The largest integer a JSON number keeps exactly: Cloud Logging stores numbers as doubles.
+MAX_SAFE_INT = 2**53 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class CardinalityWaiver:
+    """``count(..., waiver="why")``: a reviewed reason for an int domain over the budget.
+
+    Kept in the field's metadata (pydantic ignores it); the lock records it and the data
+    dictionary shows it.
+    """
+
+    reason: str
 
 
 class UnsupportedFieldType(AgentTelemetryError):
@@ -46,15 +64,13 @@ class FieldSpec:
     members: tuple[str, ...] = ()
     ge: int | None = None
     le: int | None = None
+    # Reviewed exceptions, recorded in the lock and shown by ``check`` and the dictionary.
+    waiver: str | None = None  # CardinalityWaiver reason (INT_CARDINALITY)
+    name_review: str | None = None  # reviewed_names reason (FIELD_NAME_NO_IDENTIFIER)
 
     @property
     def bigquery_type(self) -> str:
-        """The sink column type of this field's kind, as BigQuery's JSON schema names it.
-
-        The one place a kind gets a type: the GoogleSQL and DuckDB names the views and the
-        warehouse use are derived from it (``agent_telemetry.views.table_field``).
-        """
-        return _KIND_TYPES[self.kind]
+        return {"enum": "STRING", "int": "INTEGER", "bool": "BOOLEAN"}[self.kind]
 
     def allows(self, value: object) -> bool:
         """Whether ``value`` (as read back from a log line) is inside the field's set or bounds."""
@@ -159,19 +175,40 @@ def _members(annotation: Any) -> tuple[str, ...] | None:
     return None
 
 
-def describe_field(name: str, info: FieldInfo) -> FieldSpec:
+def waiver_of(info: FieldInfo) -> str | None:
+    """The reason of the field's ``CardinalityWaiver``, if it has one."""
+    for item in constraints(info):
+        if isinstance(item, CardinalityWaiver):
+            return item.reason
+    return None
+
+
+def describe_field(name: str, info: FieldInfo, name_review: str | None = None) -> FieldSpec:
     """Describe one pydantic field; raises UnsupportedFieldType for types outside the set."""
     inner = base_type(info)
     description = (info.description or "").strip()
     required = info.is_required()
+    waiver = waiver_of(info)
     if inner is bool:
-        return FieldSpec(name, "bool", required, description)
+        return FieldSpec(
+            name, "bool", required, description, waiver=waiver, name_review=name_review
+        )
     if inner is int:
         ge, le = _bounds(info)
-        return FieldSpec(name, "int", required, description, ge=ge, le=le)
+        return FieldSpec(
+            name, "int", required, description, ge=ge, le=le, waiver=waiver, name_review=name_review
+        )
     members = _members(inner)
     if members is not None:
-        return FieldSpec(name, "enum", required, description, members=members)
+        return FieldSpec(
+            name,
+            "enum",
+            required,
+            description,
+            members=members,
+            waiver=waiver,
+            name_review=name_review,
+        )
     raise UnsupportedFieldType(_type_name(inner))
 
 
@@ -186,3 +223,42 @@ def _type_name(annotation: Any) -> str:
     if isinstance(annotation, type):
         return f"{annotation.__name__} (only closed string sets, bounded int and bool)"
     return repr(annotation)
+
+
+def rules_ran(model: type[BaseModel]) -> bool:
+    """Whether the definition rules passed on this very class (its spec is cached)."""
+    return model.__dict__.get("__event_spec__") is not None
+
+
+def event_spec(model: type[BaseModel]) -> EventSpec:
+    """The spec of a rule-checked event model.
+
+    Raises ``SchemaRuleError`` (MODEL_OVERRIDE) for a class the definition rules never
+    ran on: a base that overrides the definition hook. Everything that uses a model
+    (the registry, the emitter) goes through here, so such a class is never used.
+    """
+    cached: EventSpec | None = model.__dict__.get("__event_spec__")
+    if cached is None:
+        raise SchemaRuleError(
+            model.__name__,
+            None,
+            "MODEL_OVERRIDE",
+            "the definition rules never ran on this class (a base overrides the hook)",
+        )
+    return cached
+
+
+def build_event_spec(model: type[BaseModel]) -> EventSpec:
+    """Describe a model that has just passed the definition rules, and cache it."""
+    # The model is a TelemetryEvent; spec.py takes any pydantic model so that it does not
+    # import _base, which imports it (no cycle).
+    reviewed: Mapping[str, str] = getattr(model, "reviewed_names", {})
+    fields = tuple(describe_field(n, i, reviewed.get(n)) for n, i in model.model_fields.items())
+    spec = EventSpec(
+        name=getattr(model, "event_name"),  # noqa: B009
+        schema_version=getattr(model, "schema_version"),  # noqa: B009
+        description=" ".join((model.__doc__ or "").split()),
+        fields=fields,
+    )
+    setattr(model, "__event_spec__", spec)  # noqa: B010
+    return spec

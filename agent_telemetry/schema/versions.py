@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from agent_telemetry.errors import SchemaRuleError
-from agent_telemetry.schema._base import TelemetryEvent, event_spec
-from agent_telemetry.schema.spec import EventSpec
+from agent_telemetry.schema._base import TelemetryEvent
+from agent_telemetry.schema.spec import EventSpec, event_spec, rules_ran
 
 Registry = Mapping[tuple[str, int], type[TelemetryEvent]]
 
@@ -91,8 +91,17 @@ def version_registry(
     """Every version of every event: ``(event_name, schema_version) -> model``.
 
     Ordered like ``current`` (the catalogue order), each event's versions ascending.
-    Raises ``VersionRuleError`` when a retired model breaks a ``VERSION_RULES`` rule.
+    Raises ``VersionRuleError`` when a retired model breaks a ``VERSION_RULES`` rule, or
+    when the definition rules never ran on a model (MODEL_OVERRIDE: a base replaced
+    the hook that runs them).
     """
+    current = tuple(current)
+    retired = tuple(retired)
+    for model in (*current, *retired):
+        if not rules_ran(model):
+            raise VersionRuleError(
+                model, "MODEL_OVERRIDE", "the definition rules never ran on this class"
+            )
     by_name = {model.event_name: model for model in current}
     found: dict[tuple[str, int], type[TelemetryEvent]] = {
         (m.event_name, m.schema_version): m for m in by_name.values()

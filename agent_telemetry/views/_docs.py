@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_telemetry.config import DeploymentConfig
-from agent_telemetry.schema import EventSpec
+from agent_telemetry.schema import EventSpec, version_catalogue
 from agent_telemetry.views._render import ViewDefinition
 from agent_telemetry.views._sink import INSERT_ID_COLUMN, PAYLOAD_COLUMN, payload_fields
 
@@ -78,4 +78,34 @@ def data_dictionary(
         out.append(
             f"| `{field.name}` | {field.type} | {field.mode} | {_cell(field.description or '')} |"
         )
+    out += _reviewed(version_catalogue() if specs is None else specs)
     return "\n".join(out) + "\n"
+
+
+def _reviewed(specs: tuple[EventSpec, ...]) -> list[str]:
+    """The reviewed exceptions to the definition rules (docs/rules.md), when there are any:
+    every cardinality waiver and reviewed field name, with its reason."""
+    rows = []
+    for spec in specs:
+        for field in spec.fields:
+            where = f"`{spec.name}` v{spec.schema_version} | `{field.name}`"
+            if field.waiver is not None:
+                waived = f"INT_CARDINALITY ({field.domain})"
+                rows.append(f"| {where} | {waived} | {_cell(field.waiver)} |")
+            if field.name_review is not None:
+                reason = _cell(field.name_review)
+                rows.append(f"| {where} | FIELD_NAME_NO_IDENTIFIER | {reason} |")
+    if not rows:
+        return []
+    return [
+        "",
+        "## Reviewed exceptions",
+        "",
+        "Fields the definition rules would refuse, each let through by a reviewed reason "
+        "recorded in the schema lock: a cardinality waiver (a domain over the budget) or a "
+        "reviewed name (a name that holds an identifier word but carries none).",
+        "",
+        "| event | field | rule | reason |",
+        "|---|---|---|---|",
+        *rows,
+    ]

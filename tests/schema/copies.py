@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic.fields import FieldInfo
 
-from agent_telemetry.schema import EVENTS, RETIRED, TelemetryEvent, catalogue, event_spec
+from agent_telemetry.schema import EVENTS, RETIRED, TelemetryEvent, _base, catalogue, event_spec
 from agent_telemetry.schema.lock import SchemaLock, build_lock, lock_json, parse_lock
 from agent_telemetry.schema.versions import Registry, version_registry
 
 LockData = dict[str, Any]
 Mutation = Callable[[LockData], None]
+
+
+@contextmanager
+def rules_off() -> Iterator[None]:
+    """Event classes defined inside skip the definition rules (never in the package): to
+    test what stands behind them, such as the emitter's own re-check."""
+    original = _base.violations
+    _base.violations = lambda model, base: iter(())
+    try:
+        yield
+    finally:
+        _base.violations = original
 
 
 def real_lock_data() -> LockData:
@@ -87,3 +105,30 @@ def registry_with(
 def lock_of(models: Mapping[Any, type[TelemetryEvent]]) -> SchemaLock:
     """The lock of every model in ``models`` (current models by name, or a registry)."""
     return build_lock(event_spec(m) for m in models.values())
+
+
+REPO = Path(__file__).parents[2]
+EVENTS_IN_REPO = Path("agent_telemetry/schema/events.py")
+ENTRY_POINT = "from agent_telemetry.cli import main; main()"
+
+
+def repo_copy(target: Path) -> Path:
+    """A copy of the package, telemetry.toml and the data dictionary at ``target`` (all
+    ``check`` reads), to break in a test."""
+    shutil.copytree(REPO / "agent_telemetry", target / "agent_telemetry")
+    shutil.copy(REPO / "telemetry.toml", target / "telemetry.toml")
+    (target / "docs").mkdir()
+    shutil.copy(REPO / "docs" / "telemetry.md", target / "docs" / "telemetry.md")
+    return target
+
+
+def run_cli_in(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real entry point (``agent-telemetry ARGS``) run on the copy's package."""
+    return subprocess.run(
+        [sys.executable, "-c", ENTRY_POINT, *args],
+        cwd=copy,
+        env={**os.environ, "PYTHONPATH": str(copy)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )

@@ -428,6 +428,8 @@ def test_malformed_exceptions_are_rejected(entry: dict[str, Any], message: str) 
         ("rate_limited", "rate-limited", True),
         ("timeout", "time_out", True),
         ("upstraem", "upstream", True),
+        ("busy", "buzy", True),  # both exactly 4 characters: one edit is a respelling
+        ("lane", "line", True),
         ("ok", "no", False),
         ("run", "ran", False),
         ("public", "premium", False),
