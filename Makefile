@@ -11,12 +11,12 @@ EMU_VENV := .venv-bqemulator
 EMU_STAMP := $(EMU_VENV)/.installed
 EMU_REQUIREMENTS := tests/deploy/bigquery/emulator-requirements.txt
 
-.PHONY: demo test lint typecheck pytest views-check check lock generate clean
+.PHONY: demo test lint typecheck pytest views-check check lock generate docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,bigquery]'
+	$(BIN)/pip install --quiet -e '.[dev,bigquery,docs]'
 	touch $(STAMP)
 
 $(EMU_STAMP): $(EMU_REQUIREMENTS)
@@ -60,8 +60,13 @@ lock: $(STAMP)
 generate: lock
 	$(BIN)/agent-telemetry views build
 
+# The manual (mkdocs.yml, docs/): built with --strict, so a broken link, anchor or a page
+# missing from the nav fails. Every code block in it is run by tests/docs (pytest).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d site
+
 # `check` includes the drift check of views-check.
-test: lint typecheck pytest check
+test: lint typecheck pytest check docs
 
 clean:
-	rm -rf $(VENV) $(EMU_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(EMU_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis
