@@ -217,9 +217,7 @@ def run_console(step: Step, workspace: Path, extra_env: Mapping[str, str] = ()) 
             new_lines += cmd.expected
         else:
             new_lines += output.rstrip("\n").splitlines() if output.strip() else []
-            outcome.mismatches.append(
-                f"$ {cmd.command}\noutput differs:\n{diff(expected, actual)}"
-            )
+            outcome.mismatches.append(f"$ {cmd.command}\noutput differs:\n{diff(expected, actual)}")
         shown = n + 1 < len(cmds) and cmds[n + 1].command.strip() == "echo $?"
         if code != 0 and not shown and cmd.command.strip() != "echo $?":
             outcome.problems.append(
