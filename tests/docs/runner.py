@@ -273,9 +273,11 @@ def write_file(step: Step, workspace: Path) -> Outcome:
 
 
 def apply_patch(step: Step, workspace: Path) -> Outcome:
+    # an editor may strip a blank context line's one space; put it back
+    hunks = "".join(line if line.strip() else " \n" for line in step.block.text.splitlines(True))
     result = subprocess.run(
         ["git", "apply", "--whitespace=nowarn", "-"],
-        input=step.block.text,
+        input=hunks,
         cwd=workspace,
         env=environment(workspace),
         capture_output=True,
