@@ -35,6 +35,7 @@ TIMEOUT_S = 600
 ELISION = "..."
 TIME = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z\b")
 PYTEST_DURATION = re.compile(r"\bin \d+\.\d+s\b")
+HASH = re.compile(r"\b[0-9a-f]{64}\b")
 
 
 NOW_WINDOW = timedelta(days=1)
@@ -45,10 +46,17 @@ def _now_ish(match: re.Match[str]) -> str:
     return "<time>" if abs(datetime.now(UTC) - stamp) < NOW_WINDOW else match.group(0)
 
 
-def normalise(text: str, workspace: Path | None = None) -> str:
-    """The rules both sides of every comparison go through (docs/testing.md)."""
+def normalise(
+    text: str, workspace: Path | None = None, hashes: dict[str, str] | None = None
+) -> str:
+    """The rules both sides of every comparison go through (docs/testing.md). ``hashes``
+    numbers sha256 digests in order of first appearance; pass one dict per side for a
+    whole block, so equal digests must be equal on both sides and different ones
+    different, whatever their value."""
     if workspace is not None:
         text = text.replace(str(workspace), "<workspace>")
+    if hashes is not None:
+        text = HASH.sub(lambda m: hashes.setdefault(m[0], f"<hash-{len(hashes) + 1}>"), text)
     text = TIME.sub(_now_ish, text)
     text = PYTEST_DURATION.sub("in <duration>", text)
     lines = [line.rstrip() for line in text.splitlines()]
@@ -209,9 +217,11 @@ def run_console(step: Step, workspace: Path, extra_env: Mapping[str, str] = ()) 
         )
         return outcome
     new_lines: list[str] = []
+    documented_hashes: dict[str, str] = {}
+    actual_hashes: dict[str, str] = {}
     for n, (cmd, output, code) in enumerate(zip(cmds, outputs, codes, strict=True)):
-        expected = normalise("\n".join(cmd.expected), workspace)
-        actual = normalise(output, workspace)
+        expected = normalise("\n".join(cmd.expected), workspace, documented_hashes)
+        actual = normalise(output, workspace, actual_hashes)
         new_lines += cmd.source
         if matches(expected, actual):
             new_lines += cmd.expected
@@ -247,8 +257,8 @@ def run_python(step: Step, workspace: Path) -> Outcome:
         printed += (errors[-1] if errors else f"(exit {result.returncode})") + "\n"
     elif result.stderr.strip():
         printed += result.stderr
-    expected = normalise(step.output.text if step.output else "", workspace)
-    actual = normalise(printed, workspace)
+    expected = normalise(step.output.text if step.output else "", workspace, {})
+    actual = normalise(printed, workspace, {})
     outcome = Outcome()
     if not matches(expected, actual):
         where = "its output block" if step.output else "no output block (so it prints nothing)"
