@@ -122,7 +122,7 @@ def parse_blocks(page: str, text: str) -> list[Block]:
         line = lines[i]
         match = FENCE.match(line)
         if match is None:
-            found = DIRECTIVE.search(line)
+            found = DIRECTIVE.fullmatch(line.strip())
             if found is not None:
                 pending.append(_directive(page, i + 1, found.group("body")))
             elif line.strip():
