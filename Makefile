@@ -44,7 +44,7 @@ pytest: $(STAMP) $(EMU_STAMP)
 views-check: $(STAMP)
 	$(BIN)/agent-telemetry views build --check
 
-# The one CI check (README, "Evolving the schema"): definition rules, schema lock, compatibility
+# The one CI check (docs/evolving-the-schema.md): definition rules, schema lock, compatibility
 # against the lock (or, with CHECK_AGAINST=<git ref>, against the lock at a pull request's base),
 # view bindings and the generated-files drift check above. CHECK_FORMAT=github annotates.
 CHECK_AGAINST ?=
