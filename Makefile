@@ -11,12 +11,12 @@ EMU_VENV := .venv-bqemulator
 EMU_STAMP := $(EMU_VENV)/.installed
 EMU_REQUIREMENTS := tests/deploy/bigquery/emulator-requirements.txt
 
-.PHONY: demo test lint imports typecheck pytest views-check check lock generate clean
+.PHONY: demo test lint imports typecheck pytest views-check check lock generate docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,cli,bigquery,analyze]'
+	$(BIN)/pip install --quiet -e '.[dev,cli,bigquery,analyze,docs]'
 	touch $(STAMP)
 
 $(EMU_STAMP): $(EMU_REQUIREMENTS)
@@ -48,7 +48,7 @@ pytest: $(STAMP) $(EMU_STAMP)
 views-check: $(STAMP)
 	$(BIN)/agent-telemetry views build --check
 
-# The one CI check (README, "Evolving the schema"): definition rules, schema lock, compatibility
+# The one CI check (docs/evolving-the-schema.md): definition rules, schema lock, compatibility
 # against the lock (or, with CHECK_AGAINST=<git ref>, against the lock at a pull request's base),
 # view bindings and the generated-files drift check above. CHECK_FORMAT=github annotates.
 CHECK_AGAINST ?=
@@ -64,8 +64,13 @@ lock: $(STAMP)
 generate: lock
 	$(BIN)/agent-telemetry views build
 
+# The manual (mkdocs.yml, docs/): built with --strict, so a broken link, anchor or a page
+# missing from the nav fails. Every code block in it is run by tests/docs (pytest).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d site
+
 # `check` includes the drift check of views-check.
-test: lint imports typecheck pytest check
+test: lint imports typecheck pytest check docs
 
 clean:
-	rm -rf $(VENV) $(EMU_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(EMU_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,7 +1,7 @@
 """The compatibility rules: what may change between the committed lock and the models.
 
 A table of stable rule IDs, each with a one-line purpose and a check function, so the
-catalogue in the README and the code are the same list (``COMPAT_RULES``). Checks
+catalogue in docs/evolving-the-schema.md and the code are the same list (``COMPAT_RULES``). Checks
 compare one event version of a base lock with the same version of the current lock
 (a ``VersionPair``), or, for rules about the shared sink table, the two locks whole.
 Each yields ``Change`` records classified ``addition`` (old rows, views and saved

@@ -1,5 +1,5 @@
 """Start and stop ``bqemulator`` (a BigQuery API server) on loopback; no pytest here, so
-the README transcript script uses it too.
+the docs transcripts (test_docs_transcripts.py) use it too.
 
 The emulator is started with ``--rest-port 0 --grpc-port 0``: the kernel picks free
 loopback ports and the emulator reports the REST port it bound in its ``rest.listen``
