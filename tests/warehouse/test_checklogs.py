@@ -59,7 +59,8 @@ def test_violations_are_counted_by_field_and_rule_and_exit_one(tmp_path: Path) -
             line("pipeline_run", lane="public", status="ok"),
         ],
     )
-    report = check_logs([path])
+    # --strict-types: the emitter's own contract, so model_calls=1.0 is a type violation.
+    report = check_logs([path], strict_types=True)
     run = report.events["pipeline_run"]
     assert (run.lines, run.valid, run.invalid) == (9, 1, 8)
     assert dict(run.violations) == {
@@ -73,7 +74,7 @@ def test_violations_are_counted_by_field_and_rule_and_exit_one(tmp_path: Path) -
         (UNKNOWN_KEY, "unknown_keys"): 1,
         ("time", "time"): 1,
     }
-    code, output = _run(path)
+    code, output = _run(path, "--strict-types")
     assert code == 1
     assert "8 line(s) with violations" in output
     for secret in ("gold", "a@b.example", "user_email", "2026-05-09 07:35:25"):
@@ -97,6 +98,11 @@ def test_non_telemetry_and_truncated_lines_are_counted_not_fatal(tmp_path: Path)
         "non_telemetry": 2,
         "truncated": 1,
         "truncated_at": [3],
+        "encoding": "utf-8",
+        "oversized": 0,
+        "too_deep": 0,
+        "undecodable": 0,
+        "duplicates": 0,
     }
 
 
@@ -139,10 +145,16 @@ def test_coverage_names_members_and_bound_extremes_seen(tmp_path: Path) -> None:
         ],
     )
     coverage = check_logs([path]).as_dict()["events"]["pipeline_render"]["coverage"]
-    assert coverage["theme"] == {"kind": "enum", "seen": ["dark"], "not_seen": ["light"]}
+    assert coverage["theme"] == {
+        "kind": "enum",
+        "valid_lines": 3,
+        "seen": ["dark"],
+        "not_seen": ["light"],
+    }
     assert coverage["render_lane"]["not_seen"] == []
     assert coverage["slot_wait_ms"] == {
         "kind": "int",
+        "valid_lines": 2,
         "ge": 0,
         "le": 120_000,
         "min_seen": 0,
@@ -152,7 +164,12 @@ def test_coverage_names_members_and_bound_extremes_seen(tmp_path: Path) -> None:
     }
     assert coverage["attempt"]["ge_seen"] is False
     assert coverage["attempt"]["le_seen"] is True
-    assert coverage["passed"] == {"kind": "bool", "seen": [True], "not_seen": [False]}
+    assert coverage["passed"] == {
+        "kind": "bool",
+        "valid_lines": 1,
+        "seen": [True],
+        "not_seen": [False],
+    }
 
 
 ADVERSARIAL = st.one_of(
