@@ -142,7 +142,16 @@ def time_of(telemetry: Telemetry) -> str | None:
     line's ``time`` only when it is RFC 3339 (what Cloud Logging lifts into the entry's
     timestamp), an entry's or row's ``timestamp`` in any accepted form."""
     value = telemetry.time
-    if telemetry.shape is Shape.EMITTER and not (type(value) is str and _RFC3339.fullmatch(value)):
+    if type(value) is not str:
+        return None
+    assert isinstance(value, str)
+    if _EMITTER_TIME.fullmatch(value):  # the emitter's own format is already canonical
+        try:
+            datetime.fromisoformat(value[:-1])
+        except ValueError:
+            return None
+        return value
+    if telemetry.shape is Shape.EMITTER and not _RFC3339.fullmatch(value):
         return None
     return read_timestamp(value)
 
@@ -171,22 +180,37 @@ PAYLOAD_KINDS: dict[str, ValueKind] = _payload_kinds()
 LIFTED_KEYS = frozenset({"time", "severity"})
 
 
-def sink_payload(telemetry: Telemetry, keep: frozenset[str]) -> dict[str, Any]:
-    """The payload as the sink table holds it: each key in ``keep`` read as its type
-    reads it; refused values and other keys left out (NULL)."""
-    lifted = telemetry.shape is Shape.EMITTER
-    row: dict[str, Any] = {}
-    kinds = PAYLOAD_KINDS
-    for key, value in telemetry.payload.items():
-        if value is None or key not in keep or (lifted and key in LIFTED_KEYS):
-            continue
-        kind = kinds.get(key)
-        if kind is None:
-            continue
-        read, _how = READERS[kind](value)
-        if read is not INVALID and (kind != "int" or _INT64[0] <= read <= _INT64[1]):
-            row[key] = read
-    return row
+class SinkPayload:
+    """The payload as the sink table holds it: each key with a column read as its type
+    reads it (``READERS``); refused values and other keys left out (NULL). Called once
+    per telemetry record, so the common case (a value already of its type) is inline."""
+
+    def __init__(self, keep: frozenset[str]) -> None:
+        self._entry = {key: kind for key, kind in PAYLOAD_KINDS.items() if key in keep}
+        # Cloud Logging lifts these out of an emitter line's payload.
+        self._emitter = {k: v for k, v in self._entry.items() if k not in LIFTED_KEYS}
+
+    def __call__(self, telemetry: Telemetry) -> dict[str, Any]:
+        plan = self._emitter if telemetry.shape is Shape.EMITTER else self._entry
+        row: dict[str, Any] = {}
+        low, high = _INT64
+        for key, value in telemetry.payload.items():
+            kind = plan.get(key)
+            if kind is None or value is None:
+                continue
+            found = type(value)
+            if found is str and kind == "string":
+                row[key] = value
+            elif found is int and kind == "int":
+                if low <= value <= high:
+                    row[key] = value
+            elif found is bool and kind == "bool":
+                row[key] = value
+            else:
+                read = READERS[kind](value)[0]
+                if read is not INVALID and (kind != "int" or low <= read <= high):
+                    row[key] = read
+        return row
 
 
 def insert_id(telemetry: Telemetry) -> str | None:

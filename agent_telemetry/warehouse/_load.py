@@ -27,8 +27,8 @@ from agent_telemetry.warehouse._duckdb_types import (
 )
 from agent_telemetry.warehouse._judge import (
     Duplicates,
+    SinkPayload,
     insert_id,
-    sink_payload,
     time_of,
 )
 from agent_telemetry.warehouse._load_progress import LoadProgress
@@ -194,7 +194,7 @@ def _load_file(
     progress: LoadProgress | None,
 ) -> FileLoad:
     report = FileLoad(log.label, log.layout, str(log.encoding))
-    kept = sink.kept
+    payload_of = SinkPayload(sink.kept)
     rows: list[bytes] = []
     with spool.open("wb") as out:
         for record in iter_records(log):
@@ -217,7 +217,7 @@ def _load_file(
                     {
                         TIMESTAMP: when,
                         INSERT_ID: entry_id,
-                        PAYLOAD: sink_payload(telemetry, kept),
+                        PAYLOAD: payload_of(telemetry),
                     }
                 )
             )

@@ -54,7 +54,7 @@ class Kind(StrEnum):
 HOSTILE = (Kind.OVERSIZED, Kind.TOO_DEEP, Kind.UNDECODABLE)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built once per record, and frozen costs per field
 class Telemetry:
     """A telemetry record's parts, as written (the judgement reads them: ``_judge``)."""
 
@@ -64,13 +64,13 @@ class Telemetry:
     insert_id: object  # the entry's `insertId` / row's `insert_id`; None for emitter lines
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Record:
     """One line or array element."""
 
     kind: Kind
+    telemetry: Telemetry | None
     position: int  # 1-based line number, or element number in an array
-    telemetry: Telemetry | None = None
     cut: bool = False  # the MALFORMED tail of a gzip stream that broke off (cut or corrupt)
 
 
@@ -86,24 +86,28 @@ def telemetry_of(value: object) -> tuple[Kind, Telemetry | None]:
     object, or JSON text holding one), or at the top of the line. A service's own
     structlog lines have an ``event`` too, but no ``schema_version``.
     """
-    if not isinstance(value, dict):
+    if type(value) is not dict:
         return Kind.OTHER_JSON, None
-    payload = value.get("jsonPayload")
-    if isinstance(payload, dict) and _is_envelope(payload):
-        return Kind.TELEMETRY, Telemetry(
-            Shape.ENTRY, payload, value.get("timestamp"), value.get("insertId")
-        )
-    payload = value.get("json_payload")
-    if isinstance(payload, str):
-        kind, payload = classify(payload.encode("utf-8"))
-        if kind in HOSTILE:
-            return kind, None
-    if isinstance(payload, dict) and _is_envelope(payload):
-        return Kind.TELEMETRY, Telemetry(
-            Shape.ANALYTICS, payload, value.get("timestamp"), value.get("insert_id")
-        )
-    if _is_envelope(value):
-        return Kind.TELEMETRY, Telemetry(Shape.EMITTER, value, value.get("time"), None)
+    assert isinstance(value, dict)
+    get = value.get
+    payload = get("jsonPayload")
+    if payload is not None:
+        if type(payload) is dict and _is_envelope(payload):
+            return Kind.TELEMETRY, Telemetry(
+                Shape.ENTRY, payload, get("timestamp"), get("insertId")
+            )
+    else:
+        payload = get("json_payload")
+        if type(payload) is str:
+            kind, payload = classify(payload.encode("utf-8"))
+            if kind in HOSTILE:
+                return kind, None
+        if type(payload) is dict and _is_envelope(payload):
+            return Kind.TELEMETRY, Telemetry(
+                Shape.ANALYTICS, payload, get("timestamp"), get("insert_id")
+            )
+    if get("event") is not None and get("schema_version") is not None:
+        return Kind.TELEMETRY, Telemetry(Shape.EMITTER, value, get("time"), None)
     return Kind.OTHER_JSON, None
 
 
@@ -170,11 +174,17 @@ def _has_lone_surrogate(value: object) -> bool:
 
 
 def _record(raw: bytes, position: int, *, element: bool = False) -> Record:
+    if raw[:1] == b"{":  # the common case, parsed without the checks classify makes first
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            return Record(*telemetry_of(value), position)
     kind, value = classify(raw, element=element)
     if kind is not Kind.OTHER_JSON:
-        return Record(kind, position)
-    kind, telemetry = telemetry_of(value)
-    return Record(kind, position, telemetry)
+        return Record(kind, None, position)
+    return Record(*telemetry_of(value), position)
 
 
 def iter_records(log: LogInput) -> Iterator[Record]:
@@ -203,7 +213,7 @@ def _lines(log: LogInput) -> Iterator[Record]:
             else:
                 size, whole = len(piece), piece
             if size > MAX_RECORD:
-                yield Record(Kind.OVERSIZED, number)
+                yield Record(Kind.OVERSIZED, None, number)
             else:
                 yield _record(whole, number)
         if tail:
@@ -213,9 +223,9 @@ def _lines(log: LogInput) -> Iterator[Record]:
             else:
                 pending.clear()
     if log.cut:  # whatever followed the last newline is the broken-off part
-        yield Record(Kind.MALFORMED, number + 1, cut=True)
+        yield Record(Kind.MALFORMED, None, number + 1, cut=True)
     elif pending_size > MAX_RECORD:
-        yield Record(Kind.OVERSIZED, number + 1)
+        yield Record(Kind.OVERSIZED, None, number + 1)
     elif pending_size:
         yield _record(b"".join(pending), number + 1)
 
@@ -238,13 +248,13 @@ def _elements(log: LogInput) -> Iterator[Record]:
     for piece in chunks():
         number += 1
         if isinstance(piece, Broken):
-            yield Record(Kind.MALFORMED, number, cut=log.cut)
+            yield Record(Kind.MALFORMED, None, number, cut=log.cut)
             return
         if piece.data is None:
-            yield Record(Kind.OVERSIZED, number)
+            yield Record(Kind.OVERSIZED, None, number)
         elif piece.depth > MAX_DEPTH:
-            yield Record(Kind.TOO_DEEP, number)
+            yield Record(Kind.TOO_DEEP, None, number)
         else:
             yield _record(piece.data, number, element=True)
     if log.cut:  # the stream broke off between two arrays
-        yield Record(Kind.MALFORMED, number + 1, cut=True)
+        yield Record(Kind.MALFORMED, None, number + 1, cut=True)
