@@ -99,7 +99,8 @@ def _field(spec: FieldSpec, style: str, rnd: random.Random) -> tuple[object, boo
             value, how = _bool_spelling(rnd.random() < 0.5, style, rnd)
             return value, True, how
         return rnd.choice(["yes", 1] if style != STRINGS else ["yes", "1"]), False, None
-    assert spec.ge is not None and spec.le is not None
+    assert spec.ge is not None
+    assert spec.le is not None
     if roll < 0.75:
         value, how = _int_spelling(
             rnd.choice([spec.ge, spec.le, rnd.randint(spec.ge, spec.le)]), style, rnd

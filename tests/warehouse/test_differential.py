@@ -104,7 +104,8 @@ def test_the_corpus_holds_every_format_and_kind() -> None:
         total.coerced.update(item.truth.coerced)
     for name in ("telemetry", "text", "other_json", "truncated", "oversized", "too_deep"):
         assert getattr(total, name) > 0, name
-    assert total.undecodable and total.duplicates
+    assert total.undecodable
+    assert total.duplicates
     assert set(total.coerced) == {"numbers_as_strings", "booleans_as_strings", "integral_doubles"}
 
 
