@@ -260,3 +260,34 @@ def test_valid_json_that_orjson_refuses_is_checked_not_counted_as_truncated(tmp_
 
     assert report.files[0].truncated == 0
     assert report.events["pipeline_run"].violations == {("queue_wait_ms", "type"): 1}
+
+
+def test_a_dropped_required_field_is_reported_once_as_dropped(tmp_path: Path) -> None:
+    # The emitter dropped `lane` (required) and named it: one violation, not also `required`.
+    path = write_lines(
+        tmp_path / "dropped.jsonl",
+        [line("pipeline_run", status="ok", invalid_fields=["lane"])],
+    )
+    run = check_logs([path]).events["pipeline_run"]
+    assert dict(run.violations) == {("lane", "dropped"): 1}
+
+
+def test_truncated_positions_are_capped_at_five(tmp_path: Path) -> None:
+    good = line("chat_turn", tier="admin", kind="action")
+    for count, shown in ((5, [2, 4, 6, 8, 10]), (6, [2, 4, 6, 8, 10])):
+        path = write_lines(tmp_path / f"cut{count}.jsonl", [good, good[:-9]] * count)
+        (checked,) = check_logs([path]).files
+        assert checked.truncated == count
+        assert checked.truncated_at == shown
+
+
+def test_blank_lines_are_no_records_in_either_command(tmp_path: Path) -> None:
+    from agent_telemetry.warehouse import Warehouse
+
+    good = line("chat_turn", tier="admin", kind="action")
+    path = tmp_path / "gaps.jsonl"
+    path.write_bytes(f"\n{good}\n \n\t\r\n{good}\r\n\r\n\n".encode())
+    with Warehouse() as wh:
+        (loaded,) = wh.load([path]).files
+    (checked,) = check_logs([path]).files
+    assert (loaded.records, loaded.loaded) == (checked.records, checked.telemetry) == (2, 2)
