@@ -146,13 +146,18 @@ class LogInput:
             gzip.GzipFile(fileobj=buffered, mode="rb") if self.gzip else buffered
         )
         self.cut = False
-        head, rest = _take(self._decoded(), ENCODING_HEAD)
-        self.encoding = self._encoding(head)
-        body = _prepend(head[self.encoding.mark_size :], rest)
-        utf8 = body if self.encoding.name == "utf-8" else _transcoded(self.encoding.name, body)
-        start, utf8 = _take_layout_head(utf8)
+        try:
+            head, rest = _take(self._decoded(), ENCODING_HEAD)
+            self.encoding = self._encoding(head)
+            body = _prepend(head[self.encoding.mark_size :], rest)
+            if self.encoding.name != "utf-8":
+                body = _transcoded(self.encoding.name, body)
+            start, body = _take_layout_head(body)
+        except BaseException:
+            self.close()
+            raise
         self.layout = layout_of(start)
-        self.chunks: Iterator[bytes] = _prepend(start, utf8)
+        self.chunks: Iterator[bytes] = _prepend(start, body)
 
     @property
     def consumed(self) -> int:
