@@ -12,8 +12,9 @@ here:
 - booleans: ``true``/``false``, or the strings ``"true"``/``"false"`` (read-backs);
 - closed sets (enum fields), ``event``: a JSON string only;
 - ``invalid_fields``: a JSON array; its strings;
-- timestamps: RFC 3339 (``T``, ``t`` or a space; 0 to 9 fractional digits, truncated
-  to microseconds; ``Z`` or an offset), or BigQuery's ``2026-05-09 07:35:25[.ffffff]``
+- timestamps: an emitter line's ``time`` in RFC 3339 (0 to 9 fractional digits,
+  truncated to microseconds; ``Z`` or an offset), which is what Cloud Logging lifts; a
+  LogEntry's or row's ``timestamp`` also in BigQuery's ``2026-05-09 07:35:25[.ffffff]``
   with `` UTC`` or no zone (read-backs); anything else reads as NULL.
 
 Anything else is refused: NULL in the sink, a ``type`` violation in ``check-logs``. A
@@ -180,36 +181,50 @@ PAYLOAD_KINDS: dict[str, ValueKind] = _payload_kinds()
 LIFTED_KEYS = frozenset({"time", "severity"})
 
 
+class _Never:
+    """A type no decoded JSON value has: a list must always be read (its items too)."""
+
+
+# The Python type a value already has when it needs no reading.
+_NATIVE: dict[ValueKind, type] = {"int": int, "string": str, "bool": bool, "strings": _Never}
+
+
 class SinkPayload:
     """The payload as the sink table holds it: each key with a column read as its type
-    reads it (``READERS``); refused values and other keys left out (NULL). Called once
-    per telemetry record, so the common case (a value already of its type) is inline."""
+    reads it (``READERS``); refused values and other keys left out (NULL).
+
+    Called once per telemetry record: values already of their type (nearly all) are
+    taken in one comprehension; only the rest go through the readers one by one.
+    """
 
     def __init__(self, keep: frozenset[str]) -> None:
-        self._entry = {key: kind for key, kind in PAYLOAD_KINDS.items() if key in keep}
+        entry = {key: kind for key, kind in PAYLOAD_KINDS.items() if key in keep}
         # Cloud Logging lifts these out of an emitter line's payload.
-        self._emitter = {k: v for k, v in self._entry.items() if k not in LIFTED_KEYS}
+        emitter = {key: kind for key, kind in entry.items() if key not in LIFTED_KEYS}
+        self._plans = {
+            shape: (plan, {key: _NATIVE[kind] for key, kind in plan.items()}, plan.keys())
+            for shape, plan in ((Shape.EMITTER, emitter), (Shape.ENTRY, entry))
+        }
+        self._plans[Shape.ANALYTICS] = self._plans[Shape.ENTRY]
 
     def __call__(self, telemetry: Telemetry) -> dict[str, Any]:
-        plan = self._emitter if telemetry.shape is Shape.EMITTER else self._entry
-        row: dict[str, Any] = {}
+        kinds, natives, keys = self._plans[telemetry.shape]
         low, high = _INT64
-        for key, value in telemetry.payload.items():
-            kind = plan.get(key)
-            if kind is None or value is None:
+        payload = telemetry.payload
+        row = {
+            key: value
+            for key, value in payload.items()
+            if (found := type(value)) is natives.get(key)
+            and (found is not int or low <= value <= high)
+        }
+        for key in (payload.keys() - row.keys()) & keys:
+            value = payload[key]
+            if value is None:
                 continue
-            found = type(value)
-            if found is str and kind == "string":
-                row[key] = value
-            elif found is int and kind == "int":
-                if low <= value <= high:
-                    row[key] = value
-            elif found is bool and kind == "bool":
-                row[key] = value
-            else:
-                read = READERS[kind](value)[0]
-                if read is not INVALID and (kind != "int" or low <= read <= high):
-                    row[key] = read
+            kind = kinds[key]
+            read = READERS[kind](value)[0]
+            if read is not INVALID and (kind != "int" or low <= read <= high):
+                row[key] = read
         return row
 
 

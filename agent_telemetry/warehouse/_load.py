@@ -195,39 +195,31 @@ def _load_file(
 ) -> FileLoad:
     report = FileLoad(log.label, log.layout, str(log.encoding))
     payload_of = SinkPayload(sink.kept)
+    seen = duplicates.seen
     rows: list[bytes] = []
     with spool.open("wb") as out:
         for record in iter_records(log):
-            kind = record.kind
-            if kind is Kind.BLANK:
-                continue
-            report.records += 1
             telemetry = record.telemetry
             if telemetry is None:
-                report.count(kind)
-                if record.cut:
-                    report.cut_at = record.position
+                if record.kind is not Kind.BLANK:
+                    report.records += 1
+                    report.count(record.kind)
+                    if record.cut:
+                        report.cut_at = record.position
                 continue
             when = time_of(telemetry)
             entry_id = insert_id(telemetry)
-            if duplicates.seen(entry_id, when):
+            if entry_id is not None and seen(entry_id, when):
                 report.duplicates += 1
             rows.append(
-                orjson.dumps(
-                    {
-                        TIMESTAMP: when,
-                        INSERT_ID: entry_id,
-                        PAYLOAD: payload_of(telemetry),
-                    }
-                )
+                orjson.dumps({TIMESTAMP: when, INSERT_ID: entry_id, PAYLOAD: payload_of(telemetry)})
             )
             if len(rows) >= BATCH:
-                _write(out, rows)
+                report.loaded += _write(out, rows)
                 if progress is not None:
                     progress.update(log.consumed)
-        _write(out, rows)
-    report.loaded = report.records - report.text - report.truncated - report.other_json
-    report.loaded -= report.oversized + report.too_deep + report.undecodable
+        report.loaded += _write(out, rows)
+    report.records += report.loaded
     if report.loaded:
         try:
             ((stored,),) = con.execute(spool_insert(table, str(spool), sink)).fetchall()
@@ -239,8 +231,11 @@ def _load_file(
     return report
 
 
-def _write(out: Any, rows: list[bytes]) -> None:
+def _write(out: Any, rows: list[bytes]) -> int:
+    """Write the rows to the spool; how many."""
+    count = len(rows)
     if rows:
         out.write(b"\n".join(rows))
         out.write(b"\n")
         rows.clear()
+    return count
