@@ -138,7 +138,7 @@ def _refused(text: bytes) -> tuple[Kind, Any]:
         decoded = text.decode("utf-8")
     except UnicodeDecodeError:
         return Kind.UNDECODABLE, None
-    if nesting(text)[0] > MAX_DEPTH:
+    if nesting(text, MAX_DEPTH)[0] > MAX_DEPTH:
         return Kind.TOO_DEEP, None
     try:
         value = json.loads(decoded, parse_constant=_not_json)

@@ -27,9 +27,10 @@ _ARRAY_OPEN = ord("[")
 _ARRAY_CLOSE = ord("]")
 
 
-def nesting(data: bytes) -> tuple[int, bool]:
+def nesting(data: bytes, limit: int | None = None) -> tuple[int, bool]:
     """(deepest nesting of arrays and objects, whether ``data`` is one whole value:
-    its brackets close exactly at its end, outside any string)."""
+    its brackets close exactly at its end, outside any string). Stops as soon as the
+    nesting passes ``limit``."""
     depth = deepest = 0
     closed = False
     pos, size = 0, len(data)
@@ -45,6 +46,8 @@ def nesting(data: bytes) -> tuple[int, bool]:
         if char in _OPEN:
             depth += 1
             deepest = max(deepest, depth)
+            if limit is not None and deepest > limit:
+                return deepest, False
         else:
             depth -= 1
             if depth < 0:
