@@ -9,7 +9,9 @@
 
 The sink table is typed from ``sink_schema("partitioned")`` and the views are the
 generated BigQuery SQL transpiled by sqlglot. ``check_logs(paths)`` checks real log
-lines against the models, field by field, without loading them.
+lines against the models, field by field, without loading them. Both read files with
+the same reader and judge values the same way (docs/analyst-guide.md lists the formats);
+a file neither can read raises ``LoadError``.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_telemetry.warehouse._checklogs import LogCheckReport, check_logs
+    from agent_telemetry.warehouse._source import LoadError
     from agent_telemetry.warehouse._warehouse import (
         SINK_TABLE,
         FileLoad,
-        LoadError,
         LoadProgress,
         LoadReport,
         TranspileError,
@@ -36,11 +38,11 @@ if TYPE_CHECKING:
 _LAZY = {
     "LogCheckReport": "_checklogs",
     "check_logs": "_checklogs",
+    "LoadError": "_source",  # what both commands raise for a file they cannot read
     **dict.fromkeys(
         (
             "SINK_TABLE",
             "FileLoad",
-            "LoadError",
             "LoadProgress",
             "LoadReport",
             "TranspileError",

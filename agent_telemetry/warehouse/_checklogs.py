@@ -3,43 +3,76 @@
 Per event: lines valid and invalid, violations by field and rule (never the values),
 and coverage: which enum members, which bound extremes and which booleans were seen.
 Unknown events and the emitter's ``telemetry_rejected`` lines are counted; plain text,
-other JSON and truncated lines are counted and never fatal. Pure Python over the event
-specs, streaming: no DuckDB, so it checks exactly what the models say.
+other JSON, truncated and hostile records are counted and never fatal. Pure Python over
+the event specs, streaming: no DuckDB.
+
+It reads files with the reader ``preview`` loads through (``_load_scan``) and judges
+values with the same judgement (``_judge``): a line is telemetry here exactly when
+``preview`` loads it, and a value is valid here exactly when the views show it. Values
+the views accept in another JSON type than the emitter writes (``"5"``, ``5.0``,
+``"true"``: BigQuery read-backs, Cloud Logging's doubles) are counted as coercions;
+``strict_types`` (``--strict-types``, for a service's own output) makes them violations.
+A LogEntry exported twice (same insertId and timestamp) is checked once, as the views
+count it once, and counted as a duplicate.
 """
 
 from __future__ import annotations
 
-import re
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from agent_telemetry.schema import EVENT_VERSIONS, EventSpec, FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS, NOT_A_FIELD, REJECTED_EVENT, RejectReason
 from agent_telemetry.schema.versions import current_models
-from agent_telemetry.warehouse._load_scan import Kind, iter_records, sniff, spool
+from agent_telemetry.warehouse._judge import (
+    INVALID,
+    Coercion,
+    Duplicates,
+    Reading,
+    insert_id,
+    is_emitter_time,
+    read_bool,
+    read_int,
+    read_string,
+    read_strings,
+    time_of,
+)
+from agent_telemetry.warehouse._load_scan import Kind, Shape, Telemetry, iter_records
+from agent_telemetry.warehouse._source import LogInput
 
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
 OTHER_NAME = "<name not shown>"  # an unknown event, or a reason the emitter never writes
 UNKNOWN_KEY = "<unknown key>"  # key names are never shown: a key can be personal data
 _REASONS = frozenset(reason.value for reason in RejectReason)
 MAX_POSITIONS = 5
+_READ_FIELD = {"int": read_int, "enum": read_string, "bool": read_bool}
 
 # The rules a line is checked against: rule ID -> what it means (the docs list these).
 LINE_RULES: Mapping[str, str] = {
     "required": "a required field is missing or null",
-    "type": "the JSON type does not match the field (string for an int, float, bool, ...)",
+    "type": (
+        "the JSON type does not match the field (a string that is no number for an int, "
+        "a non-integral number, a number for a closed set, ...); with --strict-types also "
+        "a number or boolean written as a string, or an integer written as a double"
+    ),
     "member": "a string outside the field's closed set",
     "range": "an integer outside the field's bounds",
     "dropped": "named in invalid_fields: the emitter rejected and dropped the value",
     "unknown_keys": "keys the event does not define (unknown_fields > 0, or keys present)",
     "schema_version": "schema_version is no registered version of the event",
-    "time": "time is not RFC 3339 UTC with microseconds and Z",
+    "time": (
+        "the line's time (a LogEntry's timestamp) is missing or not a timestamp; with "
+        "--strict-types, an emitter line's time is not RFC 3339 UTC with microseconds and Z"
+    ),
     "envelope": "invalid_fields or unknown_fields malformed",
+}
+# How coercions read in reports.
+COERCIONS: Mapping[Coercion, str] = {
+    Coercion.NUMBER_AS_STRING: "numbers arrived as strings",
+    Coercion.BOOLEAN_AS_STRING: "booleans arrived as strings",
+    Coercion.INTEGRAL_DOUBLE: "integers arrived as doubles (1.0)",
 }
 
 
@@ -51,15 +84,17 @@ def _safe_name(name: object, allowed: frozenset[str]) -> str:
 
 @dataclass(slots=True)
 class FieldCoverage:
-    """What valid values of one field were seen."""
+    """What valid values of one field were seen, and on how many lines."""
 
     spec: FieldSpec
     members: set[str] = field(default_factory=set)
     booleans: set[bool] = field(default_factory=set)
     low: int | None = None
     high: int | None = None
+    valid: int = 0  # lines with a valid value: the view's non-null count
 
     def see(self, value: Any) -> None:
+        self.valid += 1
         if self.spec.kind == "enum":
             self.members.add(value)
         elif self.spec.kind == "bool":
@@ -73,17 +108,20 @@ class FieldCoverage:
         if spec.kind == "enum":
             return {
                 "kind": "enum",
+                "valid_lines": self.valid,
                 "seen": [m for m in spec.members if m in self.members],
                 "not_seen": [m for m in spec.members if m not in self.members],
             }
         if spec.kind == "bool":
             return {
                 "kind": "bool",
+                "valid_lines": self.valid,
                 "seen": [b for b in (False, True) if b in self.booleans],
                 "not_seen": [b for b in (False, True) if b not in self.booleans],
             }
         return {
             "kind": "int",
+            "valid_lines": self.valid,
             "ge": spec.ge,
             "le": spec.le,
             "min_seen": self.low,
@@ -101,6 +139,7 @@ class EventCheck:
     valid: int = 0
     violations: Counter[tuple[str, str]] = field(default_factory=Counter)
     coverage: dict[str, FieldCoverage] = field(default_factory=dict)
+    versions: Counter[int] = field(default_factory=Counter)  # lines per registered version
 
     @property
     def invalid(self) -> int:
@@ -114,6 +153,7 @@ class EventCheck:
             "lines": self.lines,
             "valid": self.valid,
             "invalid": self.invalid,
+            "versions": {str(v): n for v, n in sorted(self.versions.items())},
             "violations": by_field,
             "coverage": {name: cov.as_dict() for name, cov in self.coverage.items()},
         }
@@ -123,21 +163,31 @@ class EventCheck:
 class FileCheck:
     path: str
     layout: str
+    encoding: str = "utf-8"
     records: int = 0
     telemetry: int = 0
     non_telemetry: int = 0
     truncated: int = 0
+    oversized: int = 0
+    too_deep: int = 0
+    undecodable: int = 0
+    duplicates: int = 0  # telemetry LogEntries seen before: checked once
     truncated_at: list[int] = field(default_factory=list)  # first few positions
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "path": self.path,
             "layout": self.layout,
+            "encoding": self.encoding,
             "records": self.records,
             "telemetry": self.telemetry,
             "non_telemetry": self.non_telemetry,
             "truncated": self.truncated,
             "truncated_at": list(self.truncated_at),
+            "oversized": self.oversized,
+            "too_deep": self.too_deep,
+            "undecodable": self.undecodable,
+            "duplicates": self.duplicates,
         }
 
 
@@ -147,6 +197,8 @@ class LogCheckReport:
     events: dict[str, EventCheck] = field(default_factory=dict)
     unknown_events: Counter[str] = field(default_factory=Counter)
     rejected: Counter[str] = field(default_factory=Counter)
+    coerced: Counter[Coercion] = field(default_factory=Counter)  # lines, per coercion
+    strict_types: bool = False
     versions: Mapping[tuple[str, int], type[TelemetryEvent]] = field(
         default_factory=lambda: EVENT_VERSIONS
     )
@@ -162,6 +214,14 @@ class LogCheckReport:
         return sum(f.telemetry for f in self.files)
 
     @property
+    def duplicates(self) -> int:
+        return sum(f.duplicates for f in self.files)
+
+    @property
+    def hostile(self) -> int:
+        return sum(f.oversized + f.too_deep + f.undecodable for f in self.files)
+
+    @property
     def clean(self) -> bool:
         """No violations, and at least one telemetry line (none at all is not clean: the
         wrong file, or a service that writes no telemetry)."""
@@ -171,6 +231,9 @@ class LogCheckReport:
         return {
             "clean": self.clean,
             "telemetry_lines": self.telemetry,
+            "duplicates": self.duplicates,
+            "strict_types": self.strict_types,
+            "coerced": {c.value: self.coerced[c] for c in Coercion},
             "files": [f.as_dict() for f in self.files],
             "events": {name: check.as_dict() for name, check in self.events.items()},
             "unknown_events": dict(sorted(self.unknown_events.items())),
@@ -182,50 +245,60 @@ class LogCheckReport:
 def check_logs(
     paths: Iterable[str | Path],
     versions: Mapping[tuple[str, int], type[TelemetryEvent]] = EVENT_VERSIONS,
+    *,
+    strict_types: bool = False,
 ) -> LogCheckReport:
-    """Check every telemetry line of every file; never raises for what a line holds.
+    """Check every telemetry line of every file; never raises for what a line holds
+    (``LoadError`` for a file that cannot be read or decoded at all).
 
     ``versions`` is the registry lines are checked against: a line is judged by the
     model of its own ``schema_version``, so logs from before a version bump stay clean.
     """
-    report = LogCheckReport(versions=versions)
+    report = LogCheckReport(versions=versions, strict_types=strict_types)
     for model in current_models(versions).values():
         spec = event_spec(model)
         report.events[spec.name] = EventCheck(
             spec.name, spec, coverage={f.name: FieldCoverage(f) for f in spec.fields}
         )
-    with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
-        for number, raw_path in enumerate(paths):
-            path = Path(raw_path)
-            # A pipe can be read once; sniffing and reading need it twice.
-            source = path if path.is_file() else spool(path, Path(spool_dir) / str(number))
-            _check_file(report, path, source)
+    duplicates = Duplicates()  # across files, as the views see every file in one table
+    for raw_path in paths:
+        with LogInput(Path(raw_path)) as log:
+            _check_file(report, log, duplicates)
     return report
 
 
-def _check_file(report: LogCheckReport, path: Path, source: Path) -> None:
-    layout = sniff(source).layout
-    checked = FileCheck(str(path), layout)
+def _check_file(report: LogCheckReport, log: LogInput, duplicates: Duplicates) -> None:
+    checked = FileCheck(log.label, log.layout, str(log.encoding))
     report.files.append(checked)
-    for record in iter_records(source, layout):
-        if record.kind is Kind.BLANK:
+    for record in iter_records(log):
+        kind = record.kind
+        if kind is Kind.BLANK:
             continue
         checked.records += 1
-        if record.kind is Kind.MALFORMED:
+        telemetry = record.telemetry
+        if telemetry is not None:
+            checked.telemetry += 1
+            when = time_of(telemetry)
+            if duplicates.seen(insert_id(telemetry), when):
+                checked.duplicates += 1
+            else:
+                _check_payload(report, telemetry, when)
+        elif kind is Kind.MALFORMED:
             checked.truncated += 1
             if len(checked.truncated_at) < MAX_POSITIONS:
                 checked.truncated_at.append(record.position)
-        elif record.kind in (Kind.TEXT, Kind.OTHER_JSON):
-            checked.non_telemetry += 1
+        elif kind is Kind.OVERSIZED:
+            checked.oversized += 1
+        elif kind is Kind.TOO_DEEP:
+            checked.too_deep += 1
+        elif kind is Kind.UNDECODABLE:
+            checked.undecodable += 1
         else:
-            checked.telemetry += 1
-            value = record.value
-            assert isinstance(value, dict)
-            payload = value["jsonPayload"] if record.kind is Kind.ENTRY else value
-            _check_payload(report, payload, lifted=record.kind is Kind.ENTRY)
+            checked.non_telemetry += 1
 
 
-def _check_payload(report: LogCheckReport, payload: dict[str, Any], *, lifted: bool) -> None:
+def _check_payload(report: LogCheckReport, telemetry: Telemetry, when: str | None) -> None:
+    payload = telemetry.payload
     name = payload.get("event")
     if name == REJECTED_EVENT:
         report.rejected[_safe_name(payload.get("reason"), _REASONS)] += 1
@@ -236,74 +309,95 @@ def _check_payload(report: LogCheckReport, payload: dict[str, Any], *, lifted: b
         report.unknown_events[OTHER_NAME] += 1
         return
     check.lines += 1
-    problems = _problems(check, payload, report.versions, lifted=lifted)
+    line = _Line(report.strict_types)
+    problems = _problems(check, telemetry, when, report.versions, line)
+    report.coerced.update(line.coerced)
     if problems:
         check.violations.update(problems)
     else:
         check.valid += 1
 
 
+class _Line:
+    """One line's readings: coercions seen, and whether they count as violations."""
+
+    __slots__ = ("coerced", "strict")
+
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
+        self.coerced: set[Coercion] = set()
+
+    def accept(self, reading: Reading) -> Any:
+        """The value read, or INVALID (also for a coercion under --strict-types)."""
+        value, how = reading
+        if how is not None and value is not INVALID:
+            if self.strict:
+                return INVALID
+            self.coerced.add(how)
+        return value
+
+
 def _problems(
     check: EventCheck,
-    payload: dict[str, Any],
+    telemetry: Telemetry,
+    when: str | None,
     versions: Mapping[tuple[str, int], type[TelemetryEvent]],
-    *,
-    lifted: bool,
+    line: _Line,
 ) -> set[tuple[str, str]]:
+    payload = telemetry.payload
     problems: set[tuple[str, str]] = set()
-    version = payload.get("schema_version")
+    version = line.accept(read_int(payload.get("schema_version")))
     # A line of a retired version is checked against the model it was written with.
-    model = versions.get((check.name, version)) if type(version) is int else None
+    model = versions.get((check.name, version)) if version is not INVALID else None
     if model is None:
         problems.add(("schema_version", "schema_version"))
+    else:
+        check.versions[version] += 1
     spec = event_spec(model) if model is not None else check.spec
-    # In a LogEntry, Cloud Logging has already lifted time into the entry's timestamp.
-    if not lifted and not _valid_time(payload.get("time")):
+    if when is None or (
+        line.strict and telemetry.shape is Shape.EMITTER and not is_emitter_time(telemetry.time)
+    ):
         problems.add(("time", "time"))
-    dropped = payload.get("invalid_fields", [])
-    if not isinstance(dropped, list) or not all(isinstance(d, str) for d in dropped):
-        problems.add(("invalid_fields", "envelope"))
-        dropped = []
-    for name in dropped:
+    dropped = payload.get("invalid_fields")
+    names: list[str] = []
+    if dropped is not None:
+        read = read_strings(dropped)[0]
+        if read is INVALID or len(read) != len(dropped):
+            problems.add(("invalid_fields", "envelope"))
+        else:
+            names = read
+    for name in names:
         problems.add((name if name in spec.field_names else NOT_A_FIELD, "dropped"))
-    unknown = payload.get("unknown_fields", 0)
-    if type(unknown) is not int or unknown < 0:
-        problems.add(("unknown_fields", "envelope"))
-    elif unknown:
-        problems.add(("unknown_fields", "unknown_keys"))
+    unknown_raw = payload.get("unknown_fields")
+    if unknown_raw is not None:
+        unknown = line.accept(read_int(unknown_raw))
+        if unknown is INVALID or unknown < 0:
+            problems.add(("unknown_fields", "envelope"))
+        elif unknown:
+            problems.add(("unknown_fields", "unknown_keys"))
     known = ENVELOPE_KEYS | set(spec.field_names)
-    if any(key not in known for key in payload):
+    # A key holding null is absent: a sink table's row read back has every column.
+    if any(key not in known and value is not None for key, value in payload.items()):
         problems.add((UNKNOWN_KEY, "unknown_keys"))
     for field_spec in spec.fields:
-        value = payload.get(field_spec.name)
-        if value is None:
-            if field_spec.required and field_spec.name not in dropped:
+        raw = payload.get(field_spec.name)
+        if raw is None:
+            if field_spec.required and field_spec.name not in names:
                 problems.add((field_spec.name, "required"))
             continue
+        value = line.accept(_READ_FIELD[field_spec.kind](raw))
         rule = _rule_broken(field_spec, value)
-        if rule is None:
-            if field_spec.name in check.coverage:  # coverage is of the current version
-                check.coverage[field_spec.name].see(value)
-        else:
+        if rule is not None:
             problems.add((field_spec.name, rule))
+        elif model is not None and field_spec.name in check.coverage:
+            # Coverage is of the current version, over lines the views show.
+            check.coverage[field_spec.name].see(value)
     return problems
 
 
 def _rule_broken(spec: FieldSpec, value: object) -> str | None:
+    if value is INVALID:
+        return "type"
     if spec.allows(value):
         return None
-    if spec.kind == "enum":
-        return "member" if isinstance(value, str) else "type"
-    if spec.kind == "int" and type(value) is int:
-        return "range"
-    return "type"
-
-
-def _valid_time(value: object) -> bool:
-    if not isinstance(value, str) or not _TIME.fullmatch(value):
-        return False
-    try:
-        datetime.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
+    return "member" if spec.kind == "enum" else "range"

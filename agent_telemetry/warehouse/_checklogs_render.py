@@ -8,39 +8,69 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agent_telemetry.warehouse._checklogs import LINE_RULES, LogCheckReport
+from agent_telemetry.warehouse._checklogs import COERCIONS, LINE_RULES, LogCheckReport
 
 
 def render_json(report: LogCheckReport) -> str:
     return json.dumps(report.as_dict(), indent=2)
 
 
+NUMERIC = frozenset(
+    {"records", "telemetry", "non-telemetry", "truncated", "lines", "valid", "invalid"}
+    | {"oversized", "too deep", "undecodable", "duplicates"}
+)
+# Columns shown only when some file has such records, so the usual report stays narrow.
+OPTIONAL_COUNTS = (
+    ("oversized", "oversized"),
+    ("too deep", "too_deep"),
+    ("undecodable", "undecodable"),
+    ("duplicates", "duplicates"),
+)
+
+
 def _table(console: Console, title: str, *columns: str) -> Table:
     console.print(f"[bold]{title}[/bold]", highlight=False)
     table = Table()
     for column in columns:
-        numeric = column in ("records", "telemetry", "non-telemetry", "truncated", "lines")
-        numeric = numeric or column in ("valid", "invalid")
-        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+        table.add_column(column, justify="right" if column in NUMERIC else "left", overflow="fold")
     return table
 
 
 def render_text(report: LogCheckReport, console: Console) -> None:
+    extra = [
+        (header, name)
+        for header, name in OPTIONAL_COUNTS
+        if any(getattr(checked, name) for checked in report.files)
+    ]
     files = _table(
-        console, "files", "file", "layout", "records", "telemetry", "non-telemetry", "truncated"
+        console,
+        "files",
+        "file",
+        "layout",
+        "records",
+        "telemetry",
+        "non-telemetry",
+        "truncated",
+        *(header for header, _name in extra),
     )
     for checked in report.files:
         truncated = f"{checked.truncated:,}"
         if checked.truncated_at:
             where = "line" if checked.layout == "lines" else "element"
             truncated += f" ({where} {', '.join(str(p) for p in checked.truncated_at)})"
+        layout = (
+            checked.layout
+            if checked.encoding == "utf-8"
+            else (f"{checked.layout}, {checked.encoding}")
+        )
         files.add_row(
             checked.path,
-            checked.layout,
+            layout,
             f"{checked.records:,}",
             f"{checked.telemetry:,}",
             f"{checked.non_telemetry:,}",
             truncated,
+            *(f"{getattr(checked, name):,}" for _header, name in extra),
         )
     console.print(files)
 
@@ -86,6 +116,25 @@ def render_text(report: LogCheckReport, console: Console) -> None:
             coverage.add_row(*row)
         console.print(coverage)
 
+    for coercion, label in COERCIONS.items():
+        if report.coerced[coercion]:
+            console.print(
+                f"{label}: {report.coerced[coercion]:,} lines "
+                "(read as the views read them; --strict-types makes them violations)",
+                highlight=False,
+            )
+    if report.duplicates:
+        console.print(
+            f"duplicates: {report.duplicates:,} LogEntries seen before (same insertId and "
+            "timestamp), checked once as the views count them once",
+            highlight=False,
+        )
+    if report.hostile:
+        console.print(
+            f"[yellow]warning[/yellow]: {report.hostile:,} record(s) oversized, too deep or "
+            "undecodable were skipped (see files)",
+            highlight=False,
+        )
     if not report.telemetry:
         console.print("[yellow]warning[/yellow]: no telemetry lines found")
     elif report.clean:

@@ -1,81 +1,96 @@
 """Load log files into the sink-shaped DuckDB table the views read.
 
-Fast path: DuckDB's own JSON reader parses a JSON-lines file in one ``INSERT``; every
-non-blank line becomes a row (all NULL when it is not a JSON object), so the insert's
-count is the file's line count, and the non-telemetry rows are deleted in the same
-transaction. Only when some lines were skipped does a second, exact Python pass say
-what they were (plain text, truncated JSON, other JSON, or LogEntries when the file
-began with emitter lines). JSON-array exports, and any file DuckDB's reader refuses,
-go through a streaming Python reader that hands telemetry records to DuckDB in batches.
+Each file is opened and read once (``_source``), split into records and classified by
+the reader ``check-logs`` uses too (``_load_scan``), and each telemetry record's values
+are judged (``_judge``) into a row of the sink's shape: ``timestamp``, ``insertId`` and
+the ``jsonPayload`` record. The rows go to a spool file that one ``INSERT`` per file
+stores, so a file loads whole or not at all and memory stays bounded by the largest
+record, whatever the file's size.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 import duckdb
+import orjson
 
-from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.views import TableField, sink_fields
 from agent_telemetry.warehouse._duckdb_types import (
     create_table_sql,
     quote_identifier,
 )
-from agent_telemetry.warehouse._load_progress import LoadProgress, run_watched
-from agent_telemetry.warehouse._load_scan import (
-    FileLayout,
-    Kind,
-    LogItem,
-    Shape,
-    classify_record,
-    iter_lines,
-    iter_records,
-    sniff,
-    spool,
+from agent_telemetry.warehouse._judge import (
+    Duplicates,
+    SinkPayload,
+    insert_id,
+    time_of,
 )
+from agent_telemetry.warehouse._load_progress import LoadProgress
+from agent_telemetry.warehouse._load_scan import Kind, iter_records
 from agent_telemetry.warehouse._load_sql import (
+    INSERT_ID,
+    PAYLOAD,
+    TIMESTAMP,
     SinkColumns,
-    batch_insert,
-    bulk_insert,
-    delete_non_telemetry,
-    local_table_fields,
+    local_fields,
+    spool_insert,
 )
+from agent_telemetry.warehouse._source import Layout, LoadError, LogInput
+
+__all__ = ["SINK_TABLE", "FileLoad", "LoadError", "LoadReport", "create_sink", "load_logs"]
 
 SINK_TABLE = "run_googleapis_com_stdout"
-BATCH = 20_000
-Method = Literal["duckdb", "python"]
-
-
-class LoadError(AgentTelemetryError):
-    """A log file that cannot be read at all (missing, unreadable)."""
+BATCH = 8192  # rows written to the spool at a time (and how often progress moves)
 
 
 @dataclass(slots=True)
 class FileLoad:
-    """What one file held. ``records`` counts non-blank lines (or array elements)."""
+    """What one file held. ``records`` counts non-blank lines (or array elements);
+    ``records`` = ``loaded`` + ``text`` + ``other_json`` + ``truncated`` + ``oversized``
+    + ``too_deep`` + ``undecodable``."""
 
     path: str
-    layout: FileLayout
-    method: Method
+    layout: Layout
+    encoding: str = "utf-8"  # as read: utf-8, utf-8 (BOM), utf-16-le (BOM), ...
     records: int = 0
-    loaded: int = 0
+    loaded: int = 0  # telemetry records, stored (duplicates too: the views keep one)
     text: int = 0  # not JSON: the service's own plain log lines
     truncated: int = 0  # began like JSON but did not parse
     other_json: int = 0  # JSON that is not a telemetry record
+    oversized: int = 0  # longer than MAX_RECORD bytes
+    too_deep: int = 0  # nested deeper than MAX_DEPTH
+    undecodable: int = 0  # invalid UTF-8, or a lone surrogate escape
+    duplicates: int = 0  # telemetry LogEntries seen before (insertId and timestamp)
     cut_at: int | None = None  # a gzip stream broke off (cut or corrupt) at this record
 
     @property
     def skipped(self) -> int:
         return self.records - self.loaded
 
+    def count(self, kind: Kind) -> None:
+        """Count one record that is not telemetry."""
+        if kind is Kind.TEXT:
+            self.text += 1
+        elif kind is Kind.MALFORMED:
+            self.truncated += 1
+        elif kind is Kind.OTHER_JSON:
+            self.other_json += 1
+        elif kind is Kind.OVERSIZED:
+            self.oversized += 1
+        elif kind is Kind.TOO_DEEP:
+            self.too_deep += 1
+        else:
+            self.undecodable += 1
+
 
 @dataclass(frozen=True, slots=True)
 class LoadReport:
-    """Every file's counts; ``skipped`` = ``non_telemetry`` + ``truncated``."""
+    """Every file's counts; ``skipped`` = ``non_telemetry`` + ``truncated`` + ``hostile``."""
 
     table: str
     files: tuple[FileLoad, ...] = field(default=())
@@ -100,6 +115,15 @@ class LoadReport:
     def truncated(self) -> int:
         return sum(f.truncated for f in self.files)
 
+    @property
+    def hostile(self) -> int:
+        """Records too long, too deep or not valid Unicode: counted, never read."""
+        return sum(f.oversized + f.too_deep + f.undecodable for f in self.files)
+
+    @property
+    def duplicates(self) -> int:
+        return sum(f.duplicates for f in self.files)
+
 
 def default_sink_fields() -> tuple[TableField, ...]:
     """The sink table ``agent-telemetry sink-schema --layout partitioned`` pins in BigQuery."""
@@ -116,7 +140,7 @@ def create_sink(
     schema = default_sink_fields() if schema is None else schema
     sink = SinkColumns.from_schema(schema)
     con.execute(f"DROP TABLE IF EXISTS {quote_identifier(table)}")
-    con.execute(create_table_sql(table, local_table_fields(schema)))
+    con.execute(create_table_sql(table, local_fields(schema)))
     return sink
 
 
@@ -128,13 +152,8 @@ def load_logs(
     schema: Sequence[TableField] | None = None,
     progress: LoadProgress | None = None,
     replace: bool = True,
-    method: Literal["auto", "python"] = "auto",
 ) -> LoadReport:
-    """Load every file into ``table`` (created from the sink schema when ``replace``).
-
-    ``method="python"`` forces the exact streaming reader for every file (the fallback
-    the fast path takes for files DuckDB refuses); both give the same rows and counts.
-    """
+    """Load every file into ``table`` (created from the sink schema when ``replace``)."""
     files = [Path(p) for p in paths]
     for path in files:
         if not path.exists():
@@ -145,153 +164,77 @@ def load_logs(
         sink = create_sink(con, table=table, schema=schema)
     else:
         sink = SinkColumns.from_schema(default_sink_fields() if schema is None else schema)
+    duplicates = Duplicates()  # across files: an entry exported twice is one entry
     loaded = []
     with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
-        for number, path in enumerate(files):
-            source = path if path.is_file() else _spool(path, Path(spool_dir) / str(number))
-            size = source.stat().st_size
-            if progress is not None:
-                progress.start_file(path.name, size)
-            loader = _FileLoader(con, table, sink, source, size, progress, label=str(path))
-            loaded.append(loader.run(method))
-            if progress is not None:
-                progress.finish_file()
+        spool = Path(spool_dir) / "rows.jsonl"
+        for path in files:
+            with LogInput(path) as log:
+                if progress is not None:
+                    progress.start_file(path.name, _size(path))
+                loaded.append(_load_file(con, table, sink, log, spool, duplicates, progress))
+                if progress is not None:
+                    progress.finish_file()
     return LoadReport(table, tuple(loaded))
 
 
-def _spool(path: Path, into: Path) -> Path:
-    try:
-        return spool(path, into)
-    except OSError as error:
-        raise LoadError(f"{path}: {error.strerror or error}") from None
+def _size(path: Path) -> int:
+    """Bytes on disk (0 for a pipe or device: the bar then only says which file)."""
+    return path.stat().st_size if path.is_file() else 0
 
 
-class _FileLoader:
-    def __init__(
-        self,
-        con: duckdb.DuckDBPyConnection,
-        table: str,
-        sink: SinkColumns,
-        path: Path,
-        size: int,
-        progress: LoadProgress | None,
-        *,
-        label: str,
-    ) -> None:
-        self.con = con
-        self.label = label  # the path as given (``path`` may be a spooled copy)
-        self.table = table
-        self.sink = sink
-        self.path = path
-        self.size = size
-        self.progress = progress
-        self.gzip = False
-
-    def run(self, method: Literal["auto", "python"]) -> FileLoad:
-        try:
-            sniffed = sniff(self.path)
-        except OSError as error:
-            raise LoadError(f"{self.label}: {error.strerror or error}") from None
-        self.gzip = sniffed.gzip
-        if sniffed.layout == "array" or method == "python":
-            return self._python(iter_records(self.path, sniffed.layout), sniffed.layout)
-        try:
-            return self._duckdb(sniffed.shape)
-        except duckdb.Error:
-            # Should DuckDB's reader refuse a file outright, the Python reader takes any
-            # bytes, one line at a time.
-            return self._python(iter_records(self.path, "lines"), "lines")
-
-    def _fraction(self) -> Callable[[float], None] | None:
-        progress = self.progress
-        if progress is None:
-            return None
-        size = self.size
-        return lambda fraction: progress.update(int(fraction * size))
-
-    def _duckdb(self, shape: Shape) -> FileLoad:
-        report = FileLoad(self.label, "lines", "duckdb")
-        insert = bulk_insert(
-            self.table, str(self.path), self.sink, shape, gzip=self.gzip, only_telemetry=False
-        )
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            ((rows,),) = run_watched(self.con, insert, self._fraction())
-            ((dropped,),) = self.con.execute(delete_non_telemetry(self.table)).fetchall()
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        self.con.execute("COMMIT")
-        report.records = int(rows)
-        report.loaded = int(rows) - int(dropped)
-        if dropped:
-            self._explain_skipped(report, shape)
-        return report
-
-    def _explain_skipped(self, report: FileLoad, shape: Shape) -> None:
-        """Exact kinds of the skipped lines; LogEntries among emitter lines get loaded too."""
-        other = Shape.ENTRY if shape is Shape.EMITTER else Shape.EMITTER
-        other_kind = Kind.ENTRY if other is Shape.ENTRY else Kind.EMITTER
-        other_seen = 0
-        for _number, raw in iter_lines(self.path):
-            kind, _value = classify_record(raw)
-            if kind is Kind.TEXT:
-                report.text += 1
-            elif kind is Kind.MALFORMED:
-                report.truncated += 1
-            elif kind is other_kind:
-                other_seen += 1
-        if other_seen:
-            insert = bulk_insert(
-                self.table, str(self.path), self.sink, other, gzip=self.gzip, only_telemetry=True
-            )
-            ((rows,),) = self.con.execute(insert).fetchall()
-            report.loaded += int(rows)
-        report.other_json = report.records - report.loaded - report.text - report.truncated
-
-    def _python(self, records: Iterator[LogItem], layout: FileLayout) -> FileLoad:
-        report = FileLoad(self.label, layout, "python")
-        batches: dict[Shape, list[str]] = {Shape.EMITTER: [], Shape.ENTRY: []}
-        done = 0
-        sent = 0
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            for record in records:
-                done += record.size
-                if record.kind is Kind.BLANK:
-                    continue
-                report.records += 1
-                if record.kind is Kind.TEXT:
-                    report.text += 1
-                elif record.kind is Kind.MALFORMED:
-                    report.truncated += 1
+def _load_file(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    sink: SinkColumns,
+    log: LogInput,
+    spool: Path,
+    duplicates: Duplicates,
+    progress: LoadProgress | None,
+) -> FileLoad:
+    report = FileLoad(log.label, log.layout, str(log.encoding))
+    payload_of = SinkPayload(sink.kept)
+    seen = duplicates.seen
+    rows: list[bytes] = []
+    with spool.open("wb") as out:
+        for record in iter_records(log):
+            telemetry = record.telemetry
+            if telemetry is None:
+                if record.kind is not Kind.BLANK:
+                    report.records += 1
+                    report.count(record.kind)
                     if record.cut:
                         report.cut_at = record.position
-                elif record.kind is Kind.OTHER_JSON:
-                    report.other_json += 1
-                else:
-                    shape = Shape.EMITTER if record.kind is Kind.EMITTER else Shape.ENTRY
-                    batch = batches[shape]
-                    batch.append(record.text)
-                    sent += 1
-                    if len(batch) >= BATCH:
-                        report.loaded += self._flush(shape, batch)
-                        if self.progress is not None:
-                            self.progress.update(done)
-            for shape, batch in batches.items():
-                if batch:
-                    report.loaded += self._flush(shape, batch)
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        self.con.execute("COMMIT")
-        # A record DuckDB could not type as telemetry (an event that is not a string).
-        report.other_json += sent - report.loaded
-        return report
+                continue
+            when = time_of(telemetry)
+            entry_id = insert_id(telemetry)
+            if entry_id is not None and seen(entry_id, when):
+                report.duplicates += 1
+            rows.append(
+                orjson.dumps({TIMESTAMP: when, INSERT_ID: entry_id, PAYLOAD: payload_of(telemetry)})
+            )
+            if len(rows) >= BATCH:
+                report.loaded += _write(out, rows)
+                if progress is not None:
+                    progress.update(log.consumed)
+        report.loaded += _write(out, rows)
+    report.records += report.loaded
+    if report.loaded:
+        try:
+            ((stored,),) = con.execute(spool_insert(table, str(spool), sink)).fetchall()
+        except duckdb.Error as error:  # the judged rows fit the table: not expected
+            refused = type(error).__name__
+            raise LoadError(f"{log.label}: DuckDB refused the rows ({refused})") from None
+        if stored != report.loaded:
+            raise LoadError(f"{log.label}: stored {stored} of {report.loaded} telemetry records")
+    return report
 
-    def _flush(self, shape: Shape, batch: list[str]) -> int:
-        ((rows,),) = self.con.execute(
-            batch_insert(self.table, self.sink, shape), [batch]
-        ).fetchall()
-        batch.clear()
-        return int(rows)
+
+def _write(out: Any, rows: list[bytes]) -> int:
+    """Write the rows to the spool; how many."""
+    count = len(rows)
+    if rows:
+        out.write(b"\n".join(rows))
+        out.write(b"\n")
+        rows.clear()
+    return count

@@ -1,23 +1,18 @@
 """Progress of a load: a rich bar on a terminal, nothing anywhere else.
 
-DuckDB parses a file inside one statement; ``run_watched`` runs that statement on a
-worker thread and polls ``query_progress()`` (which DuckDB allows from another thread)
-so the bar moves during a single long insert too.
+The loader reports the bytes of each file it has read (compressed, if the file is)
+as it reads them; storing the judged rows afterwards is one quick statement.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    import duckdb
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
-POLL_SECONDS = 0.1
 # Below this much input a load takes well under a second: a bar would only flicker.
 LONG_LOAD_BYTES = 8 << 20
 
@@ -82,32 +77,3 @@ class RichLoadProgress:
 
 def wants_bar(console: Console, total_bytes: int) -> bool:
     return console.is_terminal and total_bytes >= LONG_LOAD_BYTES
-
-
-def run_watched(
-    con: duckdb.DuckDBPyConnection,
-    sql: str,
-    on_fraction: Callable[[float], None] | None,
-) -> list[tuple[Any, ...]]:
-    """Execute ``sql`` and fetch its rows, reporting DuckDB's progress (0..1) meanwhile."""
-    if on_fraction is None:
-        return con.execute(sql).fetchall()
-    result: list[list[tuple[Any, ...]]] = []
-    failure: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            result.append(con.execute(sql).fetchall())
-        except BaseException as error:  # re-raised on the calling thread
-            failure.append(error)
-
-    worker = threading.Thread(target=work, name="agent-telemetry-load", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(POLL_SECONDS)
-        percent = con.query_progress()
-        if percent >= 0:
-            on_fraction(percent / 100)
-    if failure:
-        raise failure[0]
-    return result[0]

@@ -1,42 +1,41 @@
-"""Reading log files in Python, one record at a time, without holding a file in memory.
+"""Every record of a log file, classified once: the reader ``preview`` and ``check-logs`` share.
 
-Two jobs: sniff a file (JSON lines or one JSON array, gzip or not, which record shape
-comes first) and classify records exactly (telemetry in the emitter's shape, telemetry
-inside a Cloud Logging ``LogEntry``, other JSON, plain text, malformed). DuckDB does
-the bulk loading; this is the exact, slower path for the lines it could not take.
+A record is a line of a JSON-lines file or an element of a JSON array. Each is one of:
+blank, plain text, truncated JSON, other JSON, telemetry (in the emitter's shape, inside
+a Cloud Logging ``LogEntry`` or a BigQuery read-back of the sink table, or in a Log
+Analytics ``_AllLogs`` row), or hostile: longer than ``MAX_RECORD`` (oversized), nested
+deeper than ``MAX_DEPTH`` (too deep), or not valid Unicode (undecodable: invalid UTF-8,
+or a lone surrogate escape such as ``\\ud800`` anywhere in it). Hostile records are
+counted, never parsed into memory or recursed into.
 """
 
 from __future__ import annotations
 
 import codecs
-import gzip
-import io
 import json
-import shutil
-import zlib
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 
-CHUNK = 1 << 20
-SNIFF_BYTES = 1 << 20
-MAX_ELEMENT = 16 << 20  # like DuckDB's maximum_object_size: beyond it, the tail is malformed
-GZIP_MAGIC = b"\x1f\x8b"
-# What reading a cut-off or corrupt gzip stream raises (the bytes before it are good).
-CORRUPT_STREAM = (EOFError, gzip.BadGzipFile, zlib.error)
+from agent_telemetry.warehouse._source import MAX_RECORD, LogInput
+from agent_telemetry.warehouse._structure import ArraySplitter, Broken, nesting
 
-FileLayout = Literal["lines", "array"]
+# orjson's documented limit ("recurses 1024 levels deep"); the array reader and the
+# fallback parser apply the same one, so a record is too deep the same way everywhere.
+MAX_DEPTH = 1024
+_BOM = codecs.BOM_UTF8
+_JSON_START = (b"{", b"[")
 
 
 class Shape(StrEnum):
-    """Where a telemetry record keeps its payload."""
+    """Where a telemetry record keeps its payload, time and insert id."""
 
     EMITTER = "emitter"  # the emitter's own line: payload keys at the top, `time`
-    ENTRY = "entry"  # a Cloud Logging LogEntry: `jsonPayload`, `timestamp`
+    ENTRY = "entry"  # a LogEntry, or a sink table row read back: `jsonPayload`, `timestamp`
+    ANALYTICS = "analytics"  # a Log Analytics _AllLogs row: `json_payload`, `insert_id`
 
 
 class Kind(StrEnum):
@@ -46,294 +45,216 @@ class Kind(StrEnum):
     TEXT = "text"  # not JSON at all: a service's plain log line
     MALFORMED = "malformed"  # starts like JSON but does not parse: truncated
     OTHER_JSON = "other_json"  # JSON, but not a telemetry record
-    EMITTER = "emitter"
-    ENTRY = "entry"
+    TELEMETRY = "telemetry"
+    OVERSIZED = "oversized"  # longer than MAX_RECORD bytes
+    TOO_DEEP = "too_deep"  # nested deeper than MAX_DEPTH
+    UNDECODABLE = "undecodable"  # invalid UTF-8, or a lone surrogate escape
 
 
-@dataclass(frozen=True, slots=True)
-class Sniffed:
-    layout: FileLayout
-    shape: Shape  # of the first telemetry record seen; EMITTER when none is near the top
-    gzip: bool
+HOSTILE = (Kind.OVERSIZED, Kind.TOO_DEEP, Kind.UNDECODABLE)
 
 
-def open_binary(path: Path) -> io.BufferedReader | gzip.GzipFile:
-    """The file's bytes, gunzipped when it starts with the gzip magic."""
-    with path.open("rb") as probe:
-        magic = probe.read(2)
-    if magic == GZIP_MAGIC:
-        return gzip.open(path, "rb")
-    return path.open("rb")
+@dataclass(slots=True)  # not frozen: built once per record, and frozen costs per field
+class Telemetry:
+    """A telemetry record's parts, as written (the judgement reads them: ``_judge``)."""
+
+    shape: Shape
+    payload: dict[str, Any]  # the emitter's keys: event, schema_version, fields, ...
+    time: object  # the line's `time`, or the entry's / row's `timestamp`
+    insert_id: object  # the entry's `insertId` / row's `insert_id`; None for emitter lines
 
 
-def is_gzip(path: Path) -> bool:
-    with path.open("rb") as probe:
-        return probe.read(2) == GZIP_MAGIC
+@dataclass(slots=True)
+class Record:
+    """One line or array element."""
 
-
-def telemetry_shape(record: object) -> Shape | None:
-    """The shape of a decoded record if it is telemetry, else None.
-
-    Telemetry means the emitter's envelope: a non-null ``event`` and ``schema_version``,
-    at the top of the line or inside a LogEntry's ``jsonPayload``. A service's own
-    structlog lines have an ``event`` too, but no ``schema_version``.
-    """
-    if not isinstance(record, dict):
-        return None
-    payload = record.get("jsonPayload")
-    if isinstance(payload, dict) and _is_envelope(payload):
-        return Shape.ENTRY
-    if _is_envelope(record):
-        return Shape.EMITTER
-    return None
+    kind: Kind
+    telemetry: Telemetry | None
+    position: int  # 1-based line number, or element number in an array
+    cut: bool = False  # the MALFORMED tail of a gzip stream that broke off (cut or corrupt)
 
 
 def _is_envelope(record: dict[str, Any]) -> bool:
     return record.get("event") is not None and record.get("schema_version") is not None
 
 
-def spool(path: Path, into: Path) -> Path:
-    """A regular-file copy of a pipe, FIFO or device (``<(zcat x.gz)``, /dev/stdin).
+def telemetry_of(value: object) -> tuple[Kind, Telemetry | None]:
+    """Whether a decoded record is telemetry, and its parts.
 
-    Such a file can be read only once, and sniffing then reading (or DuckDB's reader)
-    reads a file more than once; the bytes are copied as they are (still gzipped, if so).
-    Raises OSError.
+    Telemetry means the emitter's envelope: a non-null ``event`` and ``schema_version``,
+    inside a LogEntry's ``jsonPayload``, an ``_AllLogs`` row's ``json_payload`` (an
+    object, or JSON text holding one), or at the top of the line. A service's own
+    structlog lines have an ``event`` too, but no ``schema_version``.
     """
-    with path.open("rb") as stream, into.open("wb") as copy:
-        shutil.copyfileobj(stream, copy, CHUNK)
-    return into
+    if type(value) is not dict:
+        return Kind.OTHER_JSON, None
+    assert isinstance(value, dict)
+    get = value.get
+    payload = get("jsonPayload")
+    if payload is not None:
+        if type(payload) is dict and _is_envelope(payload):
+            return Kind.TELEMETRY, Telemetry(
+                Shape.ENTRY, payload, get("timestamp"), get("insertId")
+            )
+    else:
+        payload = get("json_payload")
+        if type(payload) is str:
+            kind, payload = classify(payload.encode("utf-8"))
+            if kind in HOSTILE:
+                return kind, None
+        if type(payload) is dict and _is_envelope(payload):
+            return Kind.TELEMETRY, Telemetry(
+                Shape.ANALYTICS, payload, get("timestamp"), get("insert_id")
+            )
+    if get("event") is not None and get("schema_version") is not None:
+        return Kind.TELEMETRY, Telemetry(Shape.EMITTER, value, get("time"), None)
+    return Kind.OTHER_JSON, None
 
 
-def classify_record(raw: bytes) -> tuple[Kind, Any]:
-    """Kind of one line (without its newline) and the decoded value when it is JSON."""
+def classify(raw: bytes, *, element: bool = False) -> tuple[Kind, Any]:
+    """Kind of one record (without its newline) and its decoded value when it is JSON
+    (kind OTHER_JSON here: ``telemetry_of`` tells telemetry from the rest). A line is
+    plain text unless it starts like an object or array; an array ``element`` is JSON
+    of any kind."""
     text = raw.strip()
     if not text:
         return Kind.BLANK, None
-    if text[:1] not in (b"{", b"["):
-        return Kind.TEXT, None
+    if text[:1] not in _JSON_START and not element:
+        if not text.startswith(_BOM):  # a BOM inside the file: files concatenated
+            return Kind.TEXT, None
+        return classify(text[len(_BOM) :])
+    if len(text) > MAX_RECORD:
+        return Kind.OVERSIZED, None
     try:
-        value = orjson.loads(text)
+        return Kind.OTHER_JSON, orjson.loads(text)
     except orjson.JSONDecodeError:
-        # orjson refuses some valid JSON (1e400 overflows a double); only what the
-        # standard parser refuses too is a cut-off line.
+        return _refused(text)
+
+
+def _refused(text: bytes) -> tuple[Kind, Any]:
+    """What orjson refused: invalid Unicode, too deep, truncated, or valid JSON it
+    cannot represent (1e400 overflows a double), which the standard parser reads."""
+    try:
+        decoded = text.decode("utf-8")
+    except UnicodeDecodeError:
+        return Kind.UNDECODABLE, None
+    if nesting(text, MAX_DEPTH)[0] > MAX_DEPTH:
+        return Kind.TOO_DEEP, None
+    try:
+        value = json.loads(decoded, parse_constant=_not_json)
+    except RecursionError:  # within MAX_DEPTH, but deeper than Python's stack allows
+        return Kind.TOO_DEEP, None
+    except ValueError:
+        return Kind.MALFORMED, None
+    if _has_lone_surrogate(value):
+        return Kind.UNDECODABLE, None
+    return Kind.OTHER_JSON, value
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity: Python's extension
+
+
+def _has_lone_surrogate(value: object) -> bool:
+    """Whether a string (or key) anywhere in ``value`` holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _record(raw: bytes, position: int, *, element: bool = False) -> Record:
+    if raw[:1] == b"{":  # the common case, parsed without the checks classify makes first
         try:
-            value = json.loads(text)
-        except ValueError:
-            return Kind.MALFORMED, None
-    return kind_of(value), value
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            return Record(*telemetry_of(value), position)
+    kind, value = classify(raw, element=element)
+    if kind is not Kind.OTHER_JSON:
+        return Record(kind, None, position)
+    return Record(*telemetry_of(value), position)
 
 
-def kind_of(value: object) -> Kind:
-    shape = telemetry_shape(value)
-    if shape is None:
-        return Kind.OTHER_JSON
-    return Kind.EMITTER if shape is Shape.EMITTER else Kind.ENTRY
+def iter_records(log: LogInput) -> Iterator[Record]:
+    """Every record of a file, streamed, whichever its layout; read once."""
+    if log.layout == "array":
+        return _elements(log)
+    return _lines(log)
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """(1-based line number, line without its newline), streamed; a cut-off or corrupt
-    gzip stream ends after its last whole line."""
-    yield from _lines(path)
-
-
-def _lines(path: Path) -> Generator[tuple[int, bytes], None, int | None]:
-    """Like ``iter_lines``; returns the line number where a gzip stream broke off, if it did."""
+def _lines(log: LogInput) -> Iterator[Record]:
+    """The lines of a JSON-lines file; a line longer than MAX_RECORD is skipped through,
+    never held. A gzip stream that broke off ends with one truncated record."""
     number = 0
-    try:
-        with open_binary(path) as handle:
-            for number, raw in enumerate(handle, start=1):
-                yield number, raw.rstrip(b"\r\n")
-    except CORRUPT_STREAM:
-        return number + 1
-    return None
+    pending: list[bytes] = []
+    pending_size = 0
+    for chunk in log.chunks:
+        pieces = chunk.split(b"\n")
+        tail = pieces.pop()
+        for piece in pieces:
+            number += 1
+            if pending_size:
+                size = pending_size + len(piece)
+                whole = b"".join(pending) + piece if size <= MAX_RECORD else b""
+                pending.clear()
+                pending_size = 0
+            else:
+                size, whole = len(piece), piece
+            if size > MAX_RECORD:
+                yield Record(Kind.OVERSIZED, None, number)
+            else:
+                yield _record(whole, number)
+        if tail:
+            pending_size += len(tail)
+            if pending_size <= MAX_RECORD:
+                pending.append(tail)
+            else:
+                pending.clear()
+    if log.cut:  # whatever followed the last newline is the broken-off part
+        yield Record(Kind.MALFORMED, None, number + 1, cut=True)
+    elif pending_size > MAX_RECORD:
+        yield Record(Kind.OVERSIZED, None, number + 1)
+    elif pending_size:
+        yield _record(b"".join(pending), number + 1)
 
 
-def _read_head(handle: io.BufferedReader | gzip.GzipFile) -> bytes:
-    """Up to SNIFF_BYTES from the start; of a cut-off gzip stream, what came before the cut."""
-    parts: list[bytes] = []
-    size = 0
-    try:
-        while size < SNIFF_BYTES:
-            chunk = handle.read1(SNIFF_BYTES - size)  # read1: a cut loses only this call
-            if not chunk:
-                break
-            parts.append(chunk)
-            size += len(chunk)
-    except CORRUPT_STREAM:
-        pass
-    return b"".join(parts)
-
-
-def sniff(path: Path) -> Sniffed:
-    """FileLayout and first telemetry shape, from the first megabyte."""
-    with open_binary(path) as handle:
-        head = _read_head(handle)
-    gz = is_gzip(path)
-    stripped = head.lstrip()
-    if stripped[:1] == b"[" and not _first_line_is_a_record(stripped):
-        for value in _array_head(stripped):
-            shape = telemetry_shape(value)
-            if shape is not None:
-                return Sniffed("array", shape, gz)
-        return Sniffed("array", Shape.ENTRY, gz)
-    complete = head if len(head) < SNIFF_BYTES else head[: head.rfind(b"\n") + 1]
-    for raw in complete.splitlines():
-        kind, value = classify_record(raw)
-        if kind in (Kind.EMITTER, Kind.ENTRY):
-            shape = telemetry_shape(value)
-            assert shape is not None
-            return Sniffed("lines", shape, gz)
-    return Sniffed("lines", Shape.EMITTER, gz)
-
-
-def _first_line_is_a_record(data: bytes) -> bool:
-    """A JSON-lines file may start with a line holding an array; an export is one array.
-
-    The first line is a record of a JSON-lines file when it is complete JSON by itself
-    and more lines follow it.
-    """
-    first, newline, rest = data.partition(b"\n")
-    if not newline or not rest.strip():
-        return False
-    try:
-        orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return False
-    return True
-
-
-def _array_head(data: bytes) -> Iterator[object]:
-    text = data.decode("utf-8", errors="replace")
-    decoder = json.JSONDecoder()
-    pos = 1
-    while True:
-        pos = _skip_separators(text, pos)
-        if pos >= len(text) or text[pos] == "]":
-            return
-        try:
-            value, pos = decoder.raw_decode(text, pos)
-        except ValueError:
-            return
-        yield value
-
-
-def _skip_separators(text: str, pos: int) -> int:
-    length = len(text)
-    while pos < length and text[pos] in " \t\r\n,":
-        pos += 1
-    return pos
-
-
-@dataclass(slots=True)
-class LogItem:
-    """One item of a log file, a line or an array element: its kind, and for telemetry its raw
-    JSON text. (Not the emitter's record: that is the line as a dict.)"""
-
-    kind: Kind
-    text: str  # the raw JSON of a telemetry record (what DuckDB types), else ""
-    size: int  # bytes consumed since the previous record (for progress)
-    value: object = None  # the decoded JSON (None when not JSON)
-    position: int = 0  # 1-based line number, or element number in an array
-    cut: bool = False  # the MALFORMED tail of a gzip stream that broke off (cut or corrupt)
-
-
-def iter_records(path: Path, layout: FileLayout) -> Iterator[LogItem]:
-    """Every record of a file, streamed, whichever its layout."""
-    if layout == "array":
-        yield from iter_array(path)
-        return
-    lines = _lines(path)
-    while True:
-        try:
-            number, raw = next(lines)
-        except StopIteration as stop:
-            if stop.value is not None:  # a gzip stream cut off: its tail is one truncated record
-                yield LogItem(Kind.MALFORMED, "", 0, None, stop.value, cut=True)
-            return
-        kind, value = classify_record(raw)
-        telemetry = kind in (Kind.EMITTER, Kind.ENTRY)
-        text = raw.decode("utf-8", errors="replace") if telemetry else ""
-        yield LogItem(kind, text, len(raw) + 1, value, number)
-
-
-def iter_array(path: Path) -> Iterator[LogItem]:
-    """The elements of a file holding one JSON array, streamed.
+def _elements(log: LogInput) -> Iterator[Record]:
+    """The elements of a file holding JSON arrays, streamed.
 
     A file cut off mid-element (an interrupted export, or a gzip stream that breaks off)
-    yields one MALFORMED element for the tail instead of failing.
+    yields one MALFORMED record for the tail instead of failing, as does an array that
+    never closes or anything after the last array that is not another one.
     """
-    decoder = json.JSONDecoder()
-    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    with open_binary(path) as handle:
-        buffer = ""
-        pos = 0
-        eof = False
-        started = False
-        cut = False
-        number = 0
+    splitter = ArraySplitter(MAX_RECORD)
+    number = 0
 
-        def more() -> bool:
-            nonlocal buffer, pos, eof, cut
-            try:
-                chunk = handle.read1(CHUNK)  # read1: a cut loses only this call's bytes
-            except CORRUPT_STREAM:
-                chunk, cut = b"", True
-            if not chunk:
-                eof = True
-                buffer = buffer[pos:] + utf8.decode(b"", final=True)
-                pos = 0
-                return False
-            buffer = buffer[pos:] + utf8.decode(chunk)
-            pos = 0
-            return True
+    def chunks() -> Iterator[Any]:
+        for chunk in log.chunks:
+            yield from splitter.feed(chunk)
+        yield from splitter.finish()
 
-        while True:
-            pos = _skip_whitespace(buffer, pos)
-            if pos >= len(buffer):
-                if eof or not more():
-                    if started or cut:
-                        yield LogItem(Kind.MALFORMED, "", 0, None, number + 1, cut=cut)  # no "]"
-                    return
-                continue
-            if not started:
-                if buffer[pos] != "[":
-                    yield LogItem(Kind.MALFORMED, "", 0, None, 1)
-                    return
-                started = True
-                pos += 1
-                continue
-            char = buffer[pos]
-            if char == "]":
-                return
-            if char == ",":
-                pos += 1
-                continue
-            try:
-                value, end = decoder.raw_decode(buffer, pos)
-            except ValueError:
-                if len(buffer) - pos < MAX_ELEMENT and not eof and more():
-                    continue
-                size = len(buffer) - pos
-                yield LogItem(Kind.MALFORMED, "", size, None, number + 1, cut=cut)
-                return
-            # A number may continue in the next chunk ("0" then ".5"): unless a delimiter
-            # follows it, read on and decode again.
-            cut = end >= len(buffer) or buffer[end] not in _DELIMITERS
-            if cut and not eof and not isinstance(value, dict | list | str):
-                more()
-                continue
-            text = buffer[pos:end]
-            size = len(text) if text.isascii() else len(text.encode("utf-8"))
-            number += 1
-            yield LogItem(kind_of(value), text, size, value, number)
-            pos = end
-
-
-_DELIMITERS = frozenset(" \t\r\n,]")
-
-
-def _skip_whitespace(text: str, pos: int) -> int:
-    length = len(text)
-    while pos < length and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
+    for piece in chunks():
+        number += 1
+        if isinstance(piece, Broken):
+            yield Record(Kind.MALFORMED, None, number, cut=log.cut)
+            return
+        if piece.data is None:
+            yield Record(Kind.OVERSIZED, None, number)
+        elif piece.depth > MAX_DEPTH:
+            yield Record(Kind.TOO_DEEP, None, number)
+        else:
+            yield _record(piece.data, number, element=True)
+    if log.cut:  # the stream broke off between two arrays
+        yield Record(Kind.MALFORMED, None, number + 1, cut=True)

@@ -18,7 +18,7 @@ import functools
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -133,7 +133,6 @@ class Warehouse:
         *,
         progress: LoadProgress | None = None,
         replace: bool = True,
-        method: Literal["auto", "python"] = "auto",
     ) -> LoadReport:
         """Load log files into the sink table (recreated first unless ``replace`` is false)."""
         return load_logs(
@@ -143,7 +142,6 @@ class Warehouse:
             schema=self.schema,
             progress=progress,
             replace=replace,
-            method=method,
         )
 
     def views(self) -> tuple[ViewDefinition, ...]:

@@ -30,18 +30,39 @@ LOGS = click.argument(
 )
 
 
+# Columns shown only when some file has such records, so the usual table stays narrow.
+_OPTIONAL_COUNTS = (
+    ("oversized", "oversized"),
+    ("too deep", "too_deep"),
+    ("undecodable", "undecodable"),
+    ("duplicates", "duplicates"),
+)
+
+
 def render_load_report(report: LoadReport, console: Console) -> None:
     table = Table(title=f"loaded into {report.table}", title_justify="left", title_style="bold")
     table.add_column("file", overflow="fold")
+    extra = [
+        (header, name)
+        for header, name in _OPTIONAL_COUNTS
+        if any(getattr(loaded, name) for loaded in report.files)
+    ]
+    encodings = any(loaded.encoding != "utf-8" for loaded in report.files)
+    if encodings:
+        table.add_column("encoding")
     for header in ("records", "telemetry", "non-telemetry", "truncated"):
+        table.add_column(header, justify="right")
+    for header, _name in extra:
         table.add_column(header, justify="right")
     for loaded in report.files:
         table.add_row(
             loaded.path,
+            *([loaded.encoding] if encodings else []),
             f"{loaded.records:,}",
             f"{loaded.loaded:,}",
             f"{loaded.text + loaded.other_json:,}",
             f"{loaded.truncated:,}",
+            *(f"{getattr(loaded, name):,}" for _header, name in extra),
         )
     console.print(table)
     for loaded in report.files:
@@ -52,6 +73,20 @@ def render_load_report(report: LoadReport, console: Console) -> None:
                 soft_wrap=True,
                 highlight=False,
             )
+    if report.duplicates:
+        console.print(
+            f"duplicates: {report.duplicates:,} LogEntries seen before (same insertId and "
+            "timestamp); the views keep one row per entry",
+            soft_wrap=True,
+            highlight=False,
+        )
+    if report.hostile:
+        console.print(
+            f"[yellow]warning[/yellow]: {report.hostile:,} record(s) oversized, too deep or "
+            "undecodable were skipped",
+            soft_wrap=True,
+            highlight=False,
+        )
 
 
 def _wal(db: Path) -> Path:
@@ -110,12 +145,13 @@ def check_db_target(db: Path, logs: tuple[Path, ...]) -> None:
 def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> None:
     """Load log files into a local DuckDB warehouse and summarise every view.
 
-    LOGS are the emitter's JSON lines or Cloud Logging exports (LogEntry JSON, one per
-    line or one array); other lines are skipped and counted.
+    LOGS are the emitter's JSON lines, Cloud Logging exports (LogEntry JSON, one per
+    line or one array) or BigQuery read-backs of the sink table or of _AllLogs, gzipped
+    or not, in UTF-8, UTF-16 or UTF-32 (with a byte-order mark). Other lines are skipped
+    and counted. Exit status 1, with a warning, when no telemetry line was found.
     """
     from agent_telemetry.config import ConfigError
-    from agent_telemetry.warehouse import Warehouse, default_config
-    from agent_telemetry.warehouse._load import LoadError
+    from agent_telemetry.warehouse import LoadError, Warehouse, default_config
     from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._preview import render_preview, summarize
 
@@ -158,6 +194,9 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
             soft_wrap=True,
             highlight=False,
         )
+    if not report.loaded:
+        console.print("[yellow]warning[/yellow]: no telemetry lines found")
+        sys.exit(1)
 
 
 @click.command("check-logs")
@@ -170,19 +209,34 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
     show_default=True,
     help="Report format.",
 )
-def check_logs_command(logs: tuple[Path, ...], output: str) -> None:
+@click.option(
+    "--strict-types",
+    is_flag=True,
+    help="Check a service's own output against the emitter's exact types and time format: "
+    'numbers or booleans written as strings ("5", "true") and integers written as doubles '
+    "(5.0) are violations, not coercions.",
+)
+def check_logs_command(logs: tuple[Path, ...], output: str, strict_types: bool) -> None:
     """Check real log lines against the models: per event valid and invalid lines,
     violations by field and rule (never the values), unknown events and coverage.
 
+    Reads what preview reads, and judges values as the views do: a value is valid here
+    exactly when the views show it. Values the views read from another JSON type (BigQuery
+    read-backs write "5", Cloud Logging keeps 5.0) are counted as coercions.
+
     Exit status 0 when every telemetry line is valid, 1 when any is not or when no
-    telemetry line was found at all (a warning says so). Plain text, other JSON and
-    truncated lines are counted, never fatal. Unknown event names and reasons the
-    emitter never writes are counted, never shown.
+    telemetry line was found at all (a warning says so). Plain text, other JSON,
+    truncated, oversized, too deep and undecodable records are counted, never fatal.
+    Unknown event names and reasons the emitter never writes are counted, never shown.
     """
     from agent_telemetry.warehouse._checklogs import check_logs
     from agent_telemetry.warehouse._checklogs_render import render_json, render_text
+    from agent_telemetry.warehouse._source import LoadError
 
-    report = check_logs(logs)
+    try:
+        report = check_logs(logs, strict_types=strict_types)
+    except LoadError as error:
+        raise click.ClickException(str(error)) from None
     if output == "json":
         click.echo(render_json(report))
     else:

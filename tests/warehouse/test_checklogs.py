@@ -59,7 +59,8 @@ def test_violations_are_counted_by_field_and_rule_and_exit_one(tmp_path: Path) -
             line("pipeline_run", lane="public", status="ok"),
         ],
     )
-    report = check_logs([path])
+    # --strict-types: the emitter's own contract, so model_calls=1.0 is a type violation.
+    report = check_logs([path], strict_types=True)
     run = report.events["pipeline_run"]
     assert (run.lines, run.valid, run.invalid) == (9, 1, 8)
     assert dict(run.violations) == {
@@ -73,7 +74,7 @@ def test_violations_are_counted_by_field_and_rule_and_exit_one(tmp_path: Path) -
         (UNKNOWN_KEY, "unknown_keys"): 1,
         ("time", "time"): 1,
     }
-    code, output = _run(path)
+    code, output = _run(path, "--strict-types")
     assert code == 1
     assert "8 line(s) with violations" in output
     for secret in ("gold", "a@b.example", "user_email", "2026-05-09 07:35:25"):
@@ -97,6 +98,11 @@ def test_non_telemetry_and_truncated_lines_are_counted_not_fatal(tmp_path: Path)
         "non_telemetry": 2,
         "truncated": 1,
         "truncated_at": [3],
+        "encoding": "utf-8",
+        "oversized": 0,
+        "too_deep": 0,
+        "undecodable": 0,
+        "duplicates": 0,
     }
 
 
@@ -139,10 +145,16 @@ def test_coverage_names_members_and_bound_extremes_seen(tmp_path: Path) -> None:
         ],
     )
     coverage = check_logs([path]).as_dict()["events"]["pipeline_render"]["coverage"]
-    assert coverage["theme"] == {"kind": "enum", "seen": ["dark"], "not_seen": ["light"]}
+    assert coverage["theme"] == {
+        "kind": "enum",
+        "valid_lines": 3,
+        "seen": ["dark"],
+        "not_seen": ["light"],
+    }
     assert coverage["render_lane"]["not_seen"] == []
     assert coverage["slot_wait_ms"] == {
         "kind": "int",
+        "valid_lines": 2,
         "ge": 0,
         "le": 120_000,
         "min_seen": 0,
@@ -152,7 +164,12 @@ def test_coverage_names_members_and_bound_extremes_seen(tmp_path: Path) -> None:
     }
     assert coverage["attempt"]["ge_seen"] is False
     assert coverage["attempt"]["le_seen"] is True
-    assert coverage["passed"] == {"kind": "bool", "seen": [True], "not_seen": [False]}
+    assert coverage["passed"] == {
+        "kind": "bool",
+        "valid_lines": 1,
+        "seen": [True],
+        "not_seen": [False],
+    }
 
 
 ADVERSARIAL = st.one_of(
@@ -243,3 +260,34 @@ def test_valid_json_that_orjson_refuses_is_checked_not_counted_as_truncated(tmp_
 
     assert report.files[0].truncated == 0
     assert report.events["pipeline_run"].violations == {("queue_wait_ms", "type"): 1}
+
+
+def test_a_dropped_required_field_is_reported_once_as_dropped(tmp_path: Path) -> None:
+    # The emitter dropped `lane` (required) and named it: one violation, not also `required`.
+    path = write_lines(
+        tmp_path / "dropped.jsonl",
+        [line("pipeline_run", status="ok", invalid_fields=["lane"])],
+    )
+    run = check_logs([path]).events["pipeline_run"]
+    assert dict(run.violations) == {("lane", "dropped"): 1}
+
+
+def test_truncated_positions_are_capped_at_five(tmp_path: Path) -> None:
+    good = line("chat_turn", tier="admin", kind="action")
+    for count, shown in ((5, [2, 4, 6, 8, 10]), (6, [2, 4, 6, 8, 10])):
+        path = write_lines(tmp_path / f"cut{count}.jsonl", [good, good[:-9]] * count)
+        (checked,) = check_logs([path]).files
+        assert checked.truncated == count
+        assert checked.truncated_at == shown
+
+
+def test_blank_lines_are_no_records_in_either_command(tmp_path: Path) -> None:
+    from agent_telemetry.warehouse import Warehouse
+
+    good = line("chat_turn", tier="admin", kind="action")
+    path = tmp_path / "gaps.jsonl"
+    path.write_bytes(f"\n{good}\n \n\t\r\n{good}\r\n\r\n\n".encode())
+    with Warehouse() as wh:
+        (loaded,) = wh.load([path]).files
+    (checked,) = check_logs([path]).files
+    assert (loaded.records, loaded.loaded) == (checked.records, checked.telemetry) == (2, 2)

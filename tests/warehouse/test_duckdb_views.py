@@ -97,8 +97,10 @@ def test_values_outside_a_fields_domain_are_null_and_counted(wh: Warehouse, tmp_
     wh.load([path])
     wh.create_views()
     rows = wh.rows("SELECT lane, queue_wait_ms, attempts, invalid_fields FROM pipeline_run")
+    # 1.5 is no integer: NULL, exactly as check-logs reports it (rule `type`), not rounded.
     assert sorted(rows, key=repr) == sorted(
-        [(None, None, 1, []), ("admin", 2, None, []), ("admin", None, None, ["reason"])], key=repr
+        [(None, None, 1, []), ("admin", None, None, []), ("admin", None, None, ["reason"])],
+        key=repr,
     )
     quality = {
         field: counts

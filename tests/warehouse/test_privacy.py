@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from agent_telemetry.cli import main
 from agent_telemetry.schema.envelope import NOT_A_FIELD, REJECTED_EVENT, RejectReason
@@ -53,12 +53,26 @@ def _hostile(tmp_path: Path) -> Path:
     )
 
 
+# Rich fits tables to the terminal (80 columns under CliRunner) by folding or shortening
+# cells, which could split a leaked value so that a substring check misses it. At this
+# width nothing is shortened; _assert_none_shown also checks that nothing was.
+WIDE = {"COLUMNS": "1000"}
+
+
+def _run(*args: str | Path) -> Result:
+    result = CliRunner().invoke(main, [str(a) for a in args], env=WIDE)
+    # Nothing rich printed was shortened or folded, so a substring check sees every value.
+    assert "…" not in result.output
+    assert max(map(len, result.output.splitlines()), default=0) < int(WIDE["COLUMNS"])
+    return result
+
+
 def _assert_none_shown(text: str) -> None:
     assert not [s for s in HOSTILE if s in text]
 
 
 def test_preview_prints_no_name_that_is_not_a_field(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["preview", str(_hostile(tmp_path))])
+    result = _run("preview", _hostile(tmp_path))
     assert result.exit_code == 0, result.output
     _assert_none_shown(result.output)
     assert NOT_A_FIELD in result.output  # counted in telemetry_quality
@@ -81,7 +95,7 @@ def test_the_views_keep_only_field_names_in_invalid_fields(tmp_path: Path, wh: W
 @pytest.mark.parametrize("output", ["text", "json"])
 def test_check_logs_shows_no_unknown_name_or_reason(tmp_path: Path, output: str) -> None:
     path = _hostile(tmp_path)
-    result = CliRunner().invoke(main, ["check-logs", "--format", output, str(path)])
+    result = _run("check-logs", "--format", output, path)
     assert result.exit_code == 1
     _assert_none_shown(result.output)
     assert RejectReason.UNKNOWN_EVENT.value in result.output  # a reason the emitter writes
