@@ -10,7 +10,8 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
   name, version N: ``<event>_v<N>``);
 - ``sink_schema(layout) -> list[dict]``: BigQuery JSON schema to pre-create the sink table;
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
-  lineage, that every model field has exactly one column reading exactly its payload key;
+  lineage, that every model field has exactly one column reading exactly its payload key
+  (``query`` as text, or as the tree ``parse_view(text)`` gives);
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
   committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
 """
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         binding_violations,
         column_lineage,
         expected_sources,
+        parse_view,
         view_lineage,
     )
     from agent_telemetry.views._build import (
@@ -52,6 +54,7 @@ _LAZY = {
     "binding_violations": "_bindings",
     "column_lineage": "_bindings",
     "expected_sources": "_bindings",
+    "parse_view": "_bindings",
     "view_lineage": "_bindings",
     "GENERATED_DIR": "_build",
     "BuildResult": "_build",
@@ -93,6 +96,7 @@ __all__ = [
     "expected_files",
     "expected_sources",
     "generate_views",
+    "parse_view",
     "payload_fields",
     "sink_schema",
     "sql_path",
