@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,17 +27,6 @@ from agent_telemetry.deploy import BigQueryWarehouse
 from tests.deploy.bigquery.emulator import PROJECT, Emulator, EmulatorError, running_emulator
 
 RETRY_DEADLINE_S = 20.0
-HERE = Path(__file__).parent
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) every test here
-    runs on one worker, so the session starts one emulator, not one per worker."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        if HERE in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group("bqemulator"))
 
 
 @pytest.fixture(scope="session")
