@@ -41,8 +41,11 @@ imports: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Two workers (pytest-xdist); the BigQuery emulator tests form one group on one worker, so
+# one emulator starts. PYTEST_WORKERS=0 runs in this process.
+PYTEST_WORKERS ?= 2
 pytest: $(STAMP) $(EMU_STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 # CI drift check: the committed view SQL and docs/telemetry.md must match the models.
 views-check: $(STAMP)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,30 @@ from agent_telemetry.warehouse import Warehouse
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_CONFIG = REPO / "telemetry.toml"
+# Tests that share the session's one BigQuery emulator (tests/deploy/bigquery/conftest.py).
+EMULATOR_TESTS = "tests/deploy/bigquery/"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` (``make test``), keyed by path: every emulator test runs on one
+    worker, so one emulator starts; every other test is scheduled on its own.
+
+    The emulator tests are grouped by their folder, not by ``xdist_group`` marks: with
+    pytest 9.2, xdist 3.8 no longer sees those marks (pytest-xdist issue 1386), and a
+    test added to the folder needs no mark.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class EmulatorTestsTogether(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(EMULATOR_TESTS):
+                return EMULATOR_TESTS
+            return str(super()._split_scope(nodeid))
+
+    return EmulatorTestsTogether(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -142,14 +142,17 @@ def run_check(
         BINDINGS_STAGE,
         GENERATED_STAGE,
         VERSIONS_STAGE,
+        CommittedViews,
         binding_findings,
         generated_drift,
         kept_view_findings,
     )
     from agent_telemetry.views import GENERATED_DIR, ViewBuildError
 
+    # Each committed view file is read and parsed once, for the bindings and versions stages.
+    files = CommittedViews(sql_dir or GENERATED_DIR)
     found, checked = binding_findings(
-        versions.values(), sql_dir or GENERATED_DIR, dedupe=config.source.dedupe
+        versions.values(), committed=files, dedupe=config.source.dedupe
     )
     report.stage(BINDINGS_STAGE, found, f"{checked} committed views read back")
     try:
@@ -158,7 +161,7 @@ def run_check(
         raise CheckUsageError(f"the views cannot be generated: {exc}") from None
     report.stage(
         VERSIONS_STAGE,
-        kept_view_findings(current, lock_text, lock_path, sql_dir or GENERATED_DIR),
+        kept_view_findings(current, lock_text, lock_path, committed=files),
         f"{len(versions)} event version(s), {retired} retired",
     )
     return report

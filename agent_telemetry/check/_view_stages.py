@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
@@ -25,6 +25,7 @@ from agent_telemetry.views import (
     binding_violations,
     build,
     dedupe_violations,
+    parse_view,
     sql_path,
     view_name,
 )
@@ -62,30 +63,75 @@ def _dedupe_findings(
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class CommittedView:
+    """One committed view file, read and parsed once for every stage that reads it.
+
+    ``versions`` is taken from the tree as parsed, before the bindings stage qualifies
+    ``tree`` in place (the proof needs a qualified tree; copying it would cost as much
+    as the proof).
+    """
+
+    path: Path
+    text: str
+    tree: exp.Expr | None  # None: the file does not parse
+    versions: frozenset[int] | None
+
+
+class CommittedViews:
+    """The committed view files under ``sql_dir``, each read and parsed at most once."""
+
+    def __init__(self, sql_dir: Path = GENERATED_DIR) -> None:
+        self.sql_dir = sql_dir
+        self._read: dict[Path, CommittedView | None] = {}
+
+    def get(self, layout: str, view: str) -> CommittedView | None:
+        """The committed file of ``view`` in ``layout``; None when there is none."""
+        path = sql_path(self.sql_dir, layout, view)
+        if path not in self._read:
+            self._read[path] = None
+            if path.is_file():
+                text = path.read_text(encoding="utf-8")
+                try:
+                    tree: exp.Expr | None = parse_view(text)
+                except SqlglotError:
+                    tree = None
+                versions = None if tree is None else frozenset(_versions_in(tree))
+                self._read[path] = CommittedView(path, text, tree, versions)
+        return self._read[path]
+
+
 def binding_findings(
-    models: Iterable[type[TelemetryEvent]], sql_dir: Path = GENERATED_DIR, *, dedupe: bool = True
+    models: Iterable[type[TelemetryEvent]],
+    sql_dir: Path = GENERATED_DIR,
+    committed: CommittedViews | None = None,
+    *,
+    dedupe: bool = True,
 ) -> tuple[list[Finding], int]:
     """VIEW_BINDING for every column of a committed event view that is not bound to its
     field, read back from the SQL itself. ``models`` are every event version (the
     registry's values): each version's view is held to that version's fields. Returns
-    the findings and the views checked.
+    the findings and the views checked. ``committed`` shares the parsed files with the
+    versions stage (its trees are qualified in place here).
 
     VIEW_DEDUPE for every committed view (telemetry_quality too) whose rows are not one
     per log entry in the pruning-safe form (``dedupe``: telemetry.toml's switch), or,
     with dedupe off, that drops any row."""
+    committed = committed or CommittedViews(sql_dir)
     specs = tuple(event_spec(model) for model in models)
     findings: list[Finding] = []
     checked = 0
     for layout in LAYOUTS:
         for spec in specs:
             name = view_name(spec.name, spec.schema_version)
-            path = sql_path(sql_dir, layout, name)
-            if not path.is_file():
+            view = committed.get(layout, name)
+            if view is None:
                 continue  # a missing file is the drift stage's finding
-            sql = path.read_text(encoding="utf-8")
             checked += 1
-            findings += _dedupe_findings(sql, layout, dedupe, path, spec.name)
-            for problem in binding_violations(sql, spec, layout, name, specs):
+            if view.tree is not None:  # a file that does not parse is reported once, below
+                findings += _dedupe_findings(view.text, layout, dedupe, view.path, spec.name)
+            query = view.text if view.tree is None else view.tree
+            for problem in binding_violations(query, spec, layout, name, specs):
                 column = None if problem.column == "*" else problem.column
                 findings.append(
                     Finding(
@@ -94,14 +140,13 @@ def binding_findings(
                         f"{layout} view: {problem.problem}",
                         event=spec.name,
                         field=column,
-                        file=display_path(path),
-                        line=_column_line(sql, column) if column else 1,
+                        file=display_path(view.path),
+                        line=_column_line(view.text, column) if column else 1,
                     )
                 )
-        quality = sql_path(sql_dir, layout, QUALITY_VIEW)
-        if quality.is_file():  # held to the dedupe form too; the count is of event views
-            text = quality.read_text(encoding="utf-8")
-            findings += _dedupe_findings(text, layout, dedupe, quality, None)
+        quality = committed.get(layout, QUALITY_VIEW)
+        if quality is not None:  # held to the dedupe form too; the count is of event views
+            findings += _dedupe_findings(quality.text, layout, dedupe, quality.path, None)
     return findings, checked
 
 
@@ -160,13 +205,8 @@ def generated_drift(
     )
 
 
-def versions_read(sql: str) -> set[int] | None:
-    """The ``schema_version`` values a committed view keeps (``... schema_version = N``),
-    read back from the SQL; None when it does not parse."""
-    try:
-        tree = sqlglot.parse_one(sql, dialect="bigquery")
-    except SqlglotError:
-        return None
+def _versions_in(tree: exp.Expr) -> set[int]:
+    """The ``schema_version`` values a view keeps (``... schema_version = N``)."""
     found: set[int] = set()
     for eq in tree.find_all(exp.EQ):
         sides = (eq.this, eq.expression)
@@ -182,6 +222,7 @@ def kept_view_findings(
     lock_text: str | None,
     lock_path: Path,
     sql_dir: Path = GENERATED_DIR,
+    committed: CommittedViews | None = None,
 ) -> list[Finding]:
     """VIEW_VERSION_KEPT: every locked version of every event has its own committed view
     in every layout, under its own name, that keeps exactly that version's lines.
@@ -190,18 +231,19 @@ def kept_view_findings(
     this reads the committed SQL back to hold the views to that promise (a v2 view
     written over the v1 file, or a version without a file, fails here).
     """
+    committed = committed or CommittedViews(sql_dir)
     findings = []
     for name, version, _ in lock.versions():
         view = view_name(name, version)
         missing: list[str] = []
         problems: list[str] = []
         for layout in LAYOUTS:
-            path = sql_path(sql_dir, layout, view)
-            if not path.is_file():
+            found = committed.get(layout, view)
+            if found is None:
                 missing.append(layout)
                 continue
-            read = versions_read(path.read_text(encoding="utf-8"))
-            if read != {version}:
+            read = found.versions
+            if read != frozenset({version}):
                 shown = ", ".join(str(v) for v in sorted(read or ())) or "no version filter"
                 problems.append(f"the {layout} {view} keeps schema_version {shown}")
         if not (missing or problems):

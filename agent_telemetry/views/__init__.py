@@ -16,7 +16,8 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
 - ``ENVELOPE_COLUMNS``, ``QUALITY_COLUMNS``: the columns (name, GoogleSQL type) every event
   view has besides its fields, and those of ``telemetry_quality``;
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
-  lineage, that every model field has exactly one column reading exactly its payload key;
+  lineage, that every model field has exactly one column reading exactly its payload key
+  (``query`` as text, or as the tree ``parse_view(text)`` gives);
 - ``dedupe_violations(query, layout, dedupe)``: proof, read back from the SQL, that a view
   keeps one row per log entry (insertId with timestamp) in the form that keeps pruning;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
         binding_violations,
         column_lineage,
         expected_sources,
+        parse_view,
         view_lineage,
     )
     from agent_telemetry.views._build import (
@@ -75,6 +77,7 @@ _LAZY = {
     "binding_violations": "_bindings",
     "column_lineage": "_bindings",
     "expected_sources": "_bindings",
+    "parse_view": "_bindings",
     "view_lineage": "_bindings",
     "dedupe_violations": "_dedupe",
     "GENERATED_DIR": "_build",
@@ -123,6 +126,7 @@ __all__ = [
     "expected_sources",
     "generate_views",
     "googlesql_type",
+    "parse_view",
     "payload_fields",
     "schema_type",
     "sink_fields",

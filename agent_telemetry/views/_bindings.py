@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -20,6 +19,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.lineage import Node, lineage
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, build_scope
+from sqlglot.schema import MappingSchema, Schema
 
 from agent_telemetry.config import Layout
 from agent_telemetry.schema import EventSpec
@@ -80,10 +80,24 @@ def _reads(node: exp.Expr, payload: str) -> set[str]:
     return found
 
 
-def sources(column: str, scope: Scope, layout: Layout, schema: dict[str, Any]) -> set[str]:
-    """Everything in the sink that ``column`` of the (qualified) view is computed from."""
+def sources(column: str, scope: Scope, layout: Layout, schema: Schema) -> set[str]:
+    """Everything in the sink that ``column`` of the (qualified) view is computed from.
+
+    ``scope`` is the view's qualified tree, read once (``_prepare``); lineage walks it as
+    it is. Without ``copy=False`` sqlglot would deep-copy the whole tree for every column
+    (then walk the prepared scope anyway), and ``trim_selects`` would copy every SELECT
+    it passes through just to label the nodes; neither changes what a column reaches.
+    """
     payload = PAYLOAD_COLUMN[layout]
-    root = lineage(column, scope.expression, schema=schema, dialect=DIALECT, scope=scope)
+    root = lineage(
+        column,
+        scope.expression,
+        schema=schema,
+        dialect=DIALECT,
+        scope=scope,
+        trim_selects=False,
+        copy=False,
+    )
     assert isinstance(root, Node)
     reached: set[str] = set()
     for node in root.walk():
@@ -108,15 +122,21 @@ class _Unreadable(Exception):
     """The SQL cannot be read back as a query over one sink table."""
 
 
+def parse_view(query: str) -> exp.Expr:
+    """A view's query (or its CREATE VIEW) as sqlglot reads it; raises SqlglotError."""
+    return sqlglot.parse_one(query, dialect=DIALECT)
+
+
 def _prepare(
-    query: str, layout: Layout, specs: tuple[EventSpec, ...] | None = None
-) -> tuple[Scope, list[str], dict[str, Any]]:
+    query: str | exp.Expr, layout: Layout, specs: tuple[EventSpec, ...] | None = None
+) -> tuple[Scope, list[str], Schema]:
     """Parse and qualify a view's query (or its CREATE VIEW): scope, output names, schema.
 
-    Qualified once here, so lineage does not re-qualify the whole query per column.
+    Qualified once here, so lineage does not re-qualify the whole query per column. A
+    tree (``parse_view``) is qualified in place.
     """
     try:
-        tree = sqlglot.parse_one(query, dialect=DIALECT)
+        tree = parse_view(query) if isinstance(query, str) else query
         outputs = _output_columns(tree)
     except (SqlglotError, ValueError) as exc:
         raise _Unreadable(f"does not parse as a BigQuery query ({exc})") from None
@@ -125,7 +145,8 @@ def _prepare(
     table = _source_table(tree)
     if table is None:
         raise _Unreadable("does not read exactly one sink table")
-    schema: dict[str, Any] = {table[0]: {table[1]: {table[2]: table_columns(layout, specs)}}}
+    columns = table_columns(layout, specs)
+    schema = MappingSchema({table[0]: {table[1]: {table[2]: columns}}}, dialect=DIALECT)
     try:
         qualified = qualify(
             tree, schema=schema, dialect=DIALECT, validate_qualify_columns=False, identify=False
@@ -161,7 +182,7 @@ def expected_sources(spec: EventSpec, layout: Layout) -> dict[str, frozenset[str
 
 
 def binding_violations(
-    query: str,
+    query: str | exp.Expr,
     spec: EventSpec,
     layout: Layout,
     view: str | None = None,
@@ -169,9 +190,11 @@ def binding_violations(
 ) -> list[BindingViolation]:
     """Every way ``query`` fails to bind ``spec``'s fields; empty when the view is sound.
 
-    ``query`` may be the SELECT or the whole ``CREATE VIEW`` (a committed file). ``spec``
-    is the one event version the view shows; ``specs`` (default: every registered
-    version) types the sink table.
+    ``query`` may be the SELECT or the whole ``CREATE VIEW`` (a committed file), as text
+    or as the tree ``parse_view`` read from that text (the check parses each committed
+    file once for all its stages); a tree is qualified in place. ``spec`` is the one
+    event version the view shows; ``specs`` (default: every registered version) types
+    the sink table.
     """
     name = view or spec.name
     try:

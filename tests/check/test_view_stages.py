@@ -147,3 +147,27 @@ def test_dedupe_off_in_the_config_refuses_committed_views_that_drop_rows(tmp_pat
     # Every committed view of every layout, telemetry_quality included.
     assert len(dedupe) == (len(EVENT_VERSIONS) + 1) * len(LAYOUTS)
     assert all("dedupe is off" in f.message for f in dedupe)
+
+
+def test_one_read_of_a_broken_file_serves_every_view_stage(sql_dir: Path, tmp_path: Path) -> None:
+    """The check parses each committed file once; a file that does not parse is still
+    reported by each stage that reads it, and the other files are still read back."""
+    from agent_telemetry.check import run_check
+
+    docs = tmp_path / "telemetry.md"
+    build(CONFIG, sql_dir=sql_dir, docs_path=docs)
+    broken = sql_dir / "sharded" / "chat_turn.sql"
+    broken.write_text("CREATE OR REPLACE VIEW AS SELECT\n", encoding="utf-8")
+    report = run_check(CONFIG, sql_dir=sql_dir, docs_path=docs)
+    found = {(f.stage, f.rule, f.event, Path(f.file or "").name) for f in report.findings}
+    assert found == {
+        ("bindings", "VIEW_BINDING", "chat_turn", "chat_turn.sql"),
+        ("generated", "GENERATED_DRIFT", None, "chat_turn.sql"),
+        ("versions", "VIEW_VERSION_KEPT", "chat_turn", Path(LOCK_PATH).name),
+    }
+    (binding,) = (f for f in report.findings if f.stage == "bindings")
+    assert binding.message.startswith("sharded view: does not parse as a BigQuery query")
+    (kept,) = (f for f in report.findings if f.stage == "versions")
+    assert "the sharded chat_turn keeps schema_version no version filter" in kept.message
+    stages = {s.name: s for s in report.stages}
+    assert stages["bindings"].note == "12 committed views read back"

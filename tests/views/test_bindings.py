@@ -25,6 +25,7 @@ from agent_telemetry.views import (
     binding_violations,
     column_lineage,
     generate_views,
+    parse_view,
     view_lineage,
 )
 from tests.conftest import EXAMPLE_CONFIG
@@ -162,6 +163,33 @@ def test_a_column_reading_the_envelope_instead_of_the_payload_is_caught() -> Non
         "SAFE_CAST(sink.severity AS STRING) AS status",
     )
     assert _problems(query) == {("status", "lineage reaches severity")}
+
+
+@pytest.mark.parametrize("name", ["nope", "status"])
+def test_a_column_reading_an_unqualified_name_outside_the_payload_is_caught(name: str) -> None:
+    # Not qualified by a table: the binding qualifies without sqlglot's column validation,
+    # so the name must still be followed to the sink and refused there.
+    query = _views("partitioned")["pipeline_run"].query.replace(
+        "SAFE_CAST(sink.jsonPayload.status AS STRING) AS status",
+        f"SAFE_CAST({name} AS STRING) AS status",
+    )
+    assert _problems(query) == {("status", f"lineage reaches {name}")}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_parsed_tree_gets_the_same_verdict_as_its_text(layout: Layout) -> None:
+    """The check parses each committed file once and hands the tree over."""
+    spec = _spec("pipeline_run")
+    ddl = _views(layout)["pipeline_run"].ddl
+    assert binding_violations(parse_view(ddl), spec, layout) == []
+    payload = PAYLOAD_COLUMN[layout]
+    broken = ddl.replace(f"{payload}.attempts", f"{payload}.model_calls").replace(
+        "'$.attempts'", "'$.model_calls'"
+    )
+    assert broken != ddl
+    from_text = binding_violations(broken, spec, layout)
+    assert [v.column for v in from_text] == ["attempts"]
+    assert binding_violations(parse_view(broken), spec, layout) == from_text
 
 
 def test_a_constant_column_is_caught() -> None:

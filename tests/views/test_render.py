@@ -40,6 +40,9 @@ def test_every_view_parses_and_requalifies_to_the_same_sql(
         assert isinstance(ddl, exp.Create)
         assert ddl.kind == "VIEW"
         assert view.ddl.endswith(view.query)
+        # The query is printed once and spliced into the DDL: the whole DDL is still
+        # exactly what sqlglot prints for it.
+        assert ddl.sql(dialect="bigquery", pretty=True) + "\n" == view.ddl
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -149,6 +152,10 @@ def test_an_unknown_sink_column_fails_the_build(config: DeploymentConfig) -> Non
     table = "`acme-agents-prod.agent_logs.run_googleapis_com_stdout`"
     with pytest.raises(ViewBuildError, match="nope"):
         compile_query(f"SELECT sink.nope AS lane FROM {table} AS sink", source, "v")
+    # Unqualified, only sqlglot's column validation catches it (without it, qualify
+    # leaves the name as it is and the view would fail only in BigQuery).
+    with pytest.raises(ViewBuildError, match="nope"):
+        compile_query(f"SELECT nope AS lane FROM {table} AS sink", source, "v")
     with pytest.raises(ViewBuildError, match=r"unknown payload column jsonPayload\.nope"):
         compile_query(f"SELECT sink.jsonPayload.nope AS lane FROM {table} AS sink", source, "v")
     with pytest.raises(ViewBuildError, match="other than the configured sink"):
