@@ -2,7 +2,8 @@
 convention in docs/testing.md ("Every example is a test").
 
 A fenced block is classified by its language and by the ``<!-- docs-test: ... -->``
-comments directly above it (blank lines between are allowed; the comment is invisible on
+comments directly above it (blank lines, other HTML comments and a file caption such as
+``retries.sql``: may sit between; the comment is invisible on
 GitHub and in the site):
 
 - ```` ```console ````: a transcript. ``$ `` lines are commands (a line ending in ``\\``
@@ -30,6 +31,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(?P<body>.*?)\s*-->")
+# Lines that may sit between a directive and its block: another HTML comment (e.g. a
+# sample marker another test reads) and a file caption such as ``retries.sql``: .
+KEEPS_DIRECTIVES = re.compile(r"<!--.*-->|`[^`]+`:")
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
 KINDS = ("file", "append", "patch", "excerpt", "bigquery", "checked-by", "not-run", "fresh")
@@ -125,7 +129,7 @@ def parse_blocks(page: str, text: str) -> list[Block]:
             found = DIRECTIVE.fullmatch(line.strip())
             if found is not None:
                 pending.append(_directive(page, i + 1, found.group("body")))
-            elif line.strip():
+            elif line.strip() and not KEEPS_DIRECTIVES.fullmatch(line.strip()):
                 pending = []
             i += 1
             continue
