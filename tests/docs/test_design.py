@@ -12,8 +12,8 @@ from tests.docs.blocks import REPO, load_page
 PACKAGE = REPO / "agent_telemetry"
 
 # What each part of the package may import (besides itself), as docs/design.md says:
-# errors <- schema <- config <- views <- {warehouse, deploy} <- check <- cli; emit on
-# errors and schema only; demo adds emit and warehouse on top of views.
+# errors <- schema <- config <- views <- {warehouse, deploy, analyze} <- check <- cli <-
+# _entry; emit on errors and schema only; demo adds emit and warehouse on top of views.
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "schema": {"errors"},
@@ -22,8 +22,10 @@ ALLOWED: dict[str, set[str]] = {
     "views": {"errors", "schema", "config"},
     "warehouse": {"errors", "schema", "config", "views"},
     "deploy": {"errors", "schema", "config", "views"},
-    "check": {"errors", "schema", "config", "views", "warehouse", "deploy"},
+    "analyze": {"errors", "schema", "config", "views"},
+    "check": {"errors", "schema", "config", "views", "warehouse", "deploy", "analyze"},
     "demo": {"errors", "schema", "emit", "config", "views", "warehouse"},
+    "_entry": {"cli"},
 }
 
 
