@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,17 @@ def line(event: str, *, time: str = TIME, **fields: Any) -> str:
     return orjson.dumps(record).decode()
 
 
-def entry(event: str, *, timestamp: str = TIME, **fields: Any) -> dict[str, Any]:
-    """The LogEntry Cloud Logging makes of that line (time and severity lifted)."""
+_INSERT_IDS = itertools.count(1)
+
+
+def entry(
+    event: str, *, timestamp: str = TIME, insert_id: str | None = None, **fields: Any
+) -> dict[str, Any]:
+    """The LogEntry Cloud Logging makes of that line (time and severity lifted). Each
+    gets its own insertId, as Cloud Logging gives it: the views keep one row per id and
+    timestamp, so only an entry built with the same ``insert_id`` is a duplicate."""
     return {
-        "insertId": "abc123",
+        "insertId": insert_id or f"e{next(_INSERT_IDS):08x}",
         "jsonPayload": payload(event, **fields),
         "logName": "projects/p/logs/run.googleapis.com%2Fstdout",
         "receiveTimestamp": timestamp,

@@ -58,7 +58,7 @@ def test_a_file_with_a_byte_order_mark_reads_like_utf8(
 
 
 def test_a_bom_prefixed_gcloud_array_is_read_as_an_array(tmp_path: Path) -> None:
-    entries = [entry("chat_turn", tier="public", kind="text")] * 5
+    entries = [entry("chat_turn", tier="public", kind="text") for _ in range(5)]
     path = tmp_path / "export.json"
     path.write_bytes(codecs.BOM_UTF8 + json.dumps(entries, indent=2).encode())
     report = check_logs([path])
@@ -73,7 +73,7 @@ def test_a_bom_prefixed_gcloud_array_is_read_as_an_array(tmp_path: Path) -> None
 
 def test_powershell_output_reads_utf16_with_crlf(tmp_path: Path) -> None:
     # gcloud logging read ... --format=json > export.json in Windows PowerShell 5.1
-    entries = [entry("pipeline_run", lane="admin", status="ok")] * 4
+    entries = [entry("pipeline_run", lane="admin", status="ok") for _ in range(4)]
     text = json.dumps(entries, indent=2).replace("\n", "\r\n")
     path = tmp_path / "export.json"
     path.write_bytes(text.encode("utf-16"))  # Python writes the BOM, little-endian here

@@ -64,7 +64,7 @@ def test_five_thousand_brackets_are_one_too_deep_record_in_both_commands(tmp_pat
 
 
 def test_a_deep_element_of_a_gcloud_array_is_too_deep_and_the_rest_loads(tmp_path: Path) -> None:
-    entries: list[Any] = [entry("pipeline_run", lane="public", status="ok")] * 3
+    entries: list[Any] = [entry("pipeline_run", lane="public", status="ok") for _ in range(3)]
     text = json.dumps(entries, indent=2)  # json.dumps cannot write 5000 levels: splice it in
     deep = "[" * 5000 + "]" * 5000
     path = tmp_path / "export.json"

@@ -77,7 +77,9 @@ def test_a_pretty_printed_json_array_export_loads(wh: Warehouse, tmp_path: Path)
 
 
 def test_a_cut_off_array_export_loads_what_is_whole(wh: Warehouse, tmp_path: Path) -> None:
-    whole = json.dumps([entry("pipeline_run", lane="public", status="ok")] * 3, indent=1)
+    whole = json.dumps(
+        [entry("pipeline_run", lane="public", status="ok") for _ in range(3)], indent=1
+    )
     path = tmp_path / "cut.json"
     path.write_text(whole[: whole.rindex('"lane"')])  # inside the third element
     report = wh.load([path])
