@@ -1,8 +1,11 @@
 """The approval record: a reviewed, committed file that binds apply to one plan.
 
 It holds the plan hash, the target, each view's SQL sha256 and definition sha256 with the
-deployed state it was planned against, the sink fields to add, who approved and when
-(UTC). Its own hash is recomputed on load, so a hand-edited record is refused.
+deployed state it was planned against, the sink fields to add, who approved, where that
+name came from (``--by``, the git user, the gcloud account) and when (UTC). Every field
+has its own sha256 in ``field_sha256``, and ``record_sha256`` covers those digests, so an
+edit of any field after approval is refused and named. This proves the file was not
+edited by hand, not who wrote it: it is not a cryptographic signature (docs/design.md).
 
 Apply accepts a record when the plan it recomputes has the same hash, or differs only
 by work already done: views now at their approved definition (or half-written by an
@@ -14,19 +17,22 @@ no-op, and nothing is ever written that the record does not cover.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import unicodedata
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_telemetry.deploy._plan import DeploymentPlan, compute_plan_hash
 from agent_telemetry.errors import AgentTelemetryError
 
-APPROVAL_FORMAT: Final = "agent-telemetry-approval/1"
+APPROVAL_FORMAT: Final = "agent-telemetry-approval/2"
 MAX_APPROVER_CHARS = 100
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 class ApprovalError(AgentTelemetryError, ValueError):
@@ -50,13 +56,22 @@ class ApprovedSink(_Strict):
     missing: tuple[str, ...]
 
 
+class ApproverIdentity(_Strict):
+    """Where the approver's name came from, as far as this machine can tell."""
+
+    by_flag: str  # `views approve --by`
+    git_user: str | None  # `git config user.name` <user.email>, where set
+    gcloud_account: str | None  # `gcloud config get-value account`, where gcloud is set up
+
+
 class Approval(_Strict):
-    format: Literal["agent-telemetry-approval/1"] = APPROVAL_FORMAT
+    format: Literal["agent-telemetry-approval/2"] = APPROVAL_FORMAT
     plan_hash: str
     target: str
     source: str
     layout: Literal["partitioned", "sharded", "analytics"]
     approved_by: str
+    approver_identity: ApproverIdentity
     approved_at: str
     views: tuple[ApprovedView, ...]
     sink: ApprovedSink
@@ -74,32 +89,87 @@ class Approval(_Strict):
             sink_missing=self.sink.missing,
         )
 
+    def field_digests(self) -> dict[str, str]:
+        """sha256 of each field's canonical JSON: what ``field_sha256`` records."""
+        return {name: _digest(value) for name, value in self.model_dump(mode="json").items()}
+
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+        digests = self.field_digests()
+        record = {
+            **self.model_dump(mode="json"),
+            "field_sha256": digests,
+            "record_sha256": _digest(digests),
+        }
+        return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
 
 
-def check_approver(name: str) -> str:
-    """A name or handle: 1-100 printable characters. Errors never repeat the value."""
+def _digest(value: object) -> str:
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+_M = TypeVar("_M", bound=_Strict)
+
+
+class _SignedRecord(_Strict):
+    """The record as stored: the approval's fields plus the digests that cover them."""
+
+    field_sha256: dict[str, str]
+    record_sha256: str
+
+
+def check_approver(name: str, what: str = "--by") -> str:
+    """A name or handle: 1-100 printable characters, no control, format or unassigned
+    characters (they could rewrite a terminal or a log line). Errors never repeat it."""
     name = name.strip()
     if not name:
-        raise ApprovalError("--by: the approver's name is empty")
+        raise ApprovalError(f"{what}: the approver's name is empty")
     if len(name) > MAX_APPROVER_CHARS:
-        raise ApprovalError(f"--by: longer than {MAX_APPROVER_CHARS} characters")
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise ApprovalError("--by: contains control or unprintable characters")
+        raise ApprovalError(f"{what}: longer than {MAX_APPROVER_CHARS} characters")
+    if any(unicodedata.category(ch).startswith(("C", "Zl", "Zp")) for ch in name):
+        raise ApprovalError(f"{what}: contains control or unprintable characters")
     return name
 
 
-def approve(plan: DeploymentPlan, by: str, now: datetime | None = None) -> Approval:
-    """The approval record for ``plan``, signed off by ``by`` at ``now`` (UTC)."""
+def _checked_identity(identity: Mapping[str, str | None], by: str) -> ApproverIdentity:
+    """An identity whose values are each a usable name, or None where unusable/unknown:
+    a git or gcloud setting never blocks an approval, it is just not recorded."""
+
+    def usable(value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return check_approver(value)
+        except ApprovalError:
+            return None
+
+    return ApproverIdentity(
+        by_flag=by,
+        git_user=usable(identity.get("git_user")),
+        gcloud_account=usable(identity.get("gcloud_account")),
+    )
+
+
+def approve(
+    plan: DeploymentPlan,
+    by: str,
+    now: datetime | None = None,
+    identity: Mapping[str, str | None] | None = None,
+) -> Approval:
+    """The approval record for ``plan``, signed off by ``by`` at ``now`` (UTC).
+
+    ``identity``: what else names the approver (``git_user``, ``gcloud_account``), as
+    ``approver_identity()`` finds it on this machine; None records neither."""
     when = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    by = check_approver(by)
     return Approval(
         plan_hash=plan.plan_hash,
         target=plan.target,
         source=plan.source,
         layout=plan.layout,
-        approved_by=check_approver(by),
-        approved_at=when.isoformat().replace("+00:00", "Z"),
+        approved_by=by,
+        approver_identity=_checked_identity(identity or {}, by),
+        approved_at=when.strftime(_TIME_FORMAT),
         views=tuple(
             ApprovedView(
                 name=v.name,
@@ -122,19 +192,69 @@ def write_approval(approval: Approval, path: Path) -> None:
 
 
 def parse_approval(text: str, origin: str = "approval") -> Approval:
-    """Validate an approval record's JSON text, then its own hash."""
+    """Validate an approval record's JSON text, then every digest that covers it.
+
+    Each refusal names the field that is wrong, never its value."""
     try:
-        approval = Approval.model_validate_json(text)
+        data = json.loads(text)
+    except ValueError:
+        raise ApprovalError(f"{origin}: not JSON") from None
+    if not isinstance(data, dict) or "format" not in data:
+        raise ApprovalError(f"{origin}: not an approval record (format)")
+    if data["format"] != APPROVAL_FORMAT:
+        raise ApprovalError(
+            f"{origin}: not an {APPROVAL_FORMAT} record (format); "
+            "older records do not cover every field: run `views approve` again"
+        )
+    signed = {k: data.pop(k) for k in ("field_sha256", "record_sha256") if k in data}
+    approval = _validated(Approval, data, origin)
+    seal = _validated(_SignedRecord, signed, origin)
+    if _digest(seal.field_sha256) != seal.record_sha256:
+        raise ApprovalError(
+            f"{origin}: record_sha256 does not match field_sha256 "
+            "(one of them was edited after approval)"
+        )
+    digests = approval.field_digests()
+    edited = sorted(
+        name
+        for name in digests.keys() | seal.field_sha256.keys()
+        if digests.get(name) != seal.field_sha256.get(name)
+    )
+    if edited:
+        raise ApprovalError(
+            f"{origin}: edited after approval: {', '.join(edited)} (run `views approve` again)"
+        )
+    _check_signoff(approval, origin)
+    if approval.recomputed_hash() != approval.plan_hash:
+        raise ApprovalError(f"{origin}: plan_hash does not match the approved views and sink")
+    return approval
+
+
+def _validated(model: type[_M], data: dict[str, Any], origin: str) -> _M:
+    try:
+        # JSON mode: strict, yet JSON arrays still read as the tuples the models hold.
+        return model.model_validate_json(json.dumps(data))
     except ValidationError as exc:
-        if any(e["type"] == "json_invalid" for e in exc.errors()):
-            raise ApprovalError(f"{origin}: not JSON") from None
         where = sorted({".".join(str(p) for p in e["loc"]) or "(top level)" for e in exc.errors()})
         raise ApprovalError(f"{origin}: not an approval record ({', '.join(where)})") from None
-    if approval.recomputed_hash() != approval.plan_hash:
+
+
+def _check_signoff(approval: Approval, origin: str) -> None:
+    """Who and when, checked again on read: a record is a file anyone can write."""
+    check_approver(approval.approved_by, f"{origin}: approved_by")
+    identity = approval.approver_identity
+    if identity.by_flag != approval.approved_by:
+        raise ApprovalError(f"{origin}: approver_identity.by_flag differs from approved_by")
+    for name in ("git_user", "gcloud_account"):
+        value = getattr(identity, name)
+        if value is not None:
+            check_approver(value, f"{origin}: approver_identity.{name}")
+    try:
+        datetime.strptime(approval.approved_at, _TIME_FORMAT)
+    except ValueError:
         raise ApprovalError(
-            f"{origin}: the record does not match its own plan hash (edited after approval?)"
-        )
-    return approval
+            f"{origin}: approved_at is not a UTC time like 2026-01-02T03:04:05Z"
+        ) from None
 
 
 def read_approval(path: Path) -> Approval:

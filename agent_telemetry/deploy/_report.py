@@ -63,6 +63,15 @@ def render_approval(approval: Approval, path: str) -> str:
         f"  target {approval.target}, by {approval.approved_by} at {approval.approved_at}",
         f"  views: {summary}",
     ]
+    identity = approval.approver_identity
+    known = [
+        f"{label} {value}"
+        for label, value in (("git", identity.git_user), ("gcloud", identity.gcloud_account))
+        if value is not None
+    ]
+    lines.append(
+        f"  identity: {', '.join(known) if known else 'only --by (no git user, no gcloud)'}"
+    )
     if approval.sink.missing:
         lines.append(f"  sink fields to add: {', '.join(approval.sink.missing)}")
     lines.append(f"wrote {path}: review it, commit it, then run views apply --approval {path}")

@@ -146,6 +146,7 @@ def approve_command(
         check_approver,
         write_approval,
     )
+    from agent_telemetry.deploy._identity import approver_identity
     from agent_telemetry.deploy._report import render_approval, render_plan
 
     try:
@@ -155,7 +156,7 @@ def approve_command(
     plan = _plan(config_path, layout, endpoint)
     click.echo(render_plan(plan), nl=False)
     try:
-        record = approve(plan, approver)
+        record = approve(plan, approver, identity=approver_identity())
         write_approval(record, output)
     except ApprovalError as exc:
         _fail(exc)

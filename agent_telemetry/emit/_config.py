@@ -1,13 +1,13 @@
 """Where lines go and in which mode: the emitter's only global state.
 
 ``configure`` swaps in a new logger (one attribute assignment, so a concurrent ``emit``
-uses either the old logger or the new one, never half of each). Counters, the write
-lock and active captures live in ``SHARED`` and survive every ``configure``.
+uses either the old logger or the new one, never half of each). Counters, the locks
+and active captures live in ``SHARED`` and survive every ``configure`` (a fork resets
+them in the child).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any, Final
@@ -37,11 +37,10 @@ class _Current:
 
 
 CURRENT = _Current()
-_configure_lock = threading.Lock()
 
 
 def _install(settings: Settings) -> None:
-    # Callers hold _configure_lock. The logger is swapped last and in one assignment.
+    # Callers hold SHARED.configure_lock. The logger is swapped last, in one assignment.
     CURRENT.settings = settings
     CURRENT.logger = make_logger(SHARED, settings.stream, settings.strict, settings.clock)
 
@@ -74,7 +73,7 @@ def configure(
     ``clock=None`` goes back to the real clock. A clock that raises or returns a
     non-integer makes the line an ``internal_error`` rejection (strict: raises).
     """
-    with _configure_lock:
+    with SHARED.configure_lock:
         current = CURRENT.settings
         _install(
             Settings(
@@ -87,7 +86,7 @@ def configure(
 
 def reset_defaults() -> None:
     """Back to ``sys.stdout`` (looked up at each write), lenient mode and the real clock."""
-    with _configure_lock:
+    with SHARED.configure_lock:
         _install(Settings())
 
 

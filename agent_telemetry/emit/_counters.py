@@ -1,7 +1,9 @@
 """Counters a service can export as metrics: what the emitter wrote, dropped and rejected.
 
-Updated by the writer while it holds the write lock, so a snapshot is exact even under
-many threads. Keys are event names from the catalogue and closed-set reasons only.
+Updated while the write lock is held, so a snapshot is exact even under many threads.
+Keys are event names from the catalogue and closed-set reasons only. Each emit that
+writes nothing lands in exactly one of ``write_failed``, ``partial_write``,
+``internal_errors`` or ``reentrant_dropped``; ``flush_failed`` lines are also ``emitted``.
 """
 
 from __future__ import annotations
@@ -26,8 +28,16 @@ class TelemetryCounters:
     - ``invalid``: lines written with at least one name in ``invalid_fields``;
     - ``unknown``: lines written after dropping unknown keys;
     - ``rejected``: ``telemetry_rejected`` lines, per reason;
-    - ``write_failed``: lines lost because the stream refused the write;
-    - ``internal_errors``: calls on which the emitter itself failed and wrote nothing.
+    - ``write_failed``: lines lost because the stream refused the write (it took none of
+      the line, or raised without saying how much it took);
+    - ``partial_write``: lines lost after the stream took part of them: a fragment is on
+      the stream, and the next line written there starts on a new line;
+    - ``flush_failed``: lines written whole whose ``flush`` then raised (counted in
+      ``emitted`` too: the stream has the line);
+    - ``internal_errors``: calls on which the emitter itself failed and wrote nothing;
+    - ``reentrant_dropped``: calls made while the same thread was already inside ``emit``
+      (a signal handler, the stream's own ``write``, a clock): dropped, not written inside
+      the line being written. Not per event: the call was not validated.
     """
 
     emitted: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
@@ -35,7 +45,10 @@ class TelemetryCounters:
     unknown: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     rejected: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     write_failed: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    partial_write: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    flush_failed: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     internal_errors: int = 0
+    reentrant_dropped: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """Plain nested dicts, for a metrics exporter or a JSON health endpoint."""
@@ -45,7 +58,10 @@ class TelemetryCounters:
             "unknown": dict(self.unknown),
             "rejected": dict(self.rejected),
             "write_failed": dict(self.write_failed),
+            "partial_write": dict(self.partial_write),
+            "flush_failed": dict(self.flush_failed),
             "internal_errors": self.internal_errors,
+            "reentrant_dropped": self.reentrant_dropped,
         }
 
 
@@ -56,7 +72,7 @@ def bump(counts: dict[str, int], key: str) -> None:
 
 
 class Counters:
-    """The live counters; the writer updates them while it holds the write lock."""
+    """The live counters; updated only while the write lock is held."""
 
     def __init__(self) -> None:
         self.reset()
@@ -67,7 +83,10 @@ class Counters:
         self.unknown: dict[str, int] = {}
         self.rejected: dict[str, int] = {}
         self.write_failed: dict[str, int] = {}
+        self.partial_write: dict[str, int] = {}
+        self.flush_failed: dict[str, int] = {}
         self.internal_errors = 0
+        self.reentrant_dropped = 0
 
     def note_extras(self, record: Mapping[str, Any]) -> None:
         """Beyond ``emitted``: count a written line's rejection, invalid or unknown keys."""
@@ -86,5 +105,8 @@ class Counters:
             unknown=_frozen(self.unknown),
             rejected=_frozen(self.rejected),
             write_failed=_frozen(self.write_failed),
+            partial_write=_frozen(self.partial_write),
+            flush_failed=_frozen(self.flush_failed),
             internal_errors=self.internal_errors,
+            reentrant_dropped=self.reentrant_dropped,
         )

@@ -6,10 +6,11 @@ chain. The mode is bound into its context, so the processors read it as data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from structlog import BoundLoggerBase
+from structlog.typing import Context, Processor, WrappedLogger
 
 from agent_telemetry.emit._output import LineWriter, Shared
 from agent_telemetry.emit._processors import PROCESSORS, Record
@@ -19,9 +20,13 @@ from agent_telemetry.schema.envelope import RejectReason
 class TelemetryLogger(BoundLoggerBase):
     """Runs one event through the chain and returns the record written (or None)."""
 
-    @property
-    def strict(self) -> bool:
-        return bool(self._context["strict"])
+    def __init__(
+        self, logger: WrappedLogger, processors: Iterable[Processor], context: Context
+    ) -> None:
+        super().__init__(logger, processors, context)
+        # A plain attribute, not a property: ``emit`` reads it where calling anything
+        # could raise RecursionError.
+        self.strict = bool(context["strict"])
 
     def emit(self, event: object, fields: dict[str, Any]) -> Record | None:
         """Run ``event`` and ``fields`` through the chain; write the line; return the record.

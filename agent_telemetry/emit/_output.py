@@ -5,7 +5,11 @@ write (so pytest's capsys and a service's own redirection keep working). While a
 ``capture()`` is active, records go to the capture lists instead of the stream.
 
 A write that fails (closed stream, broken pipe, full disk, a stream that is not a
-stream) is counted and swallowed: telemetry never takes the service down.
+stream) is counted and swallowed: telemetry never takes the service down. What the
+stream took decides the counter: nothing (``write_failed``), part of the line
+(``partial_write``: the next line then starts with a newline, so it is not glued onto
+the fragment), or all of it before ``flush`` raised (``flush_failed``, and the line
+counts as written).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, Final, NoReturn
 
 from agent_telemetry.emit._counters import Counters, bump
 from agent_telemetry.emit._processors import Record
@@ -24,21 +28,64 @@ from agent_telemetry.schema.envelope import REJECTED_EVENT
 
 Write = Callable[[bytes], object]
 
+# How long a fork waits for a line being written by another thread to be finished.
+FORK_WAIT_SECONDS: Final = 1.0
+
+
+class Cut(Exception):
+    """The stream took ``landed`` bytes of the line (0: none) and then failed."""
+
+    def __init__(self, landed: int) -> None:
+        super().__init__("the stream took part of a line")  # never the line itself
+        self.landed = landed
+
+
+class FlushFailed(Exception):
+    """The stream took the whole line; the ``flush`` after it raised."""
+
 
 class Shared:
-    """Process-wide state every writer shares, whatever ``configure`` does to the logger."""
+    """Process-wide state every writer shares, whatever ``configure`` does to the logger.
+
+    Both locks are re-entrant: ``counters()``, ``capture()`` or ``configure()`` called from
+    a signal handler (or a stream's ``write``) on a thread that already holds one must not
+    wait for itself. ``emit`` itself never re-enters a write: it drops a nested call first
+    (``_emit``).
+    """
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # the write lock: lines, counters, sinks
+        self.configure_lock = threading.RLock()
         self.counters = Counters()
         self.sinks: list[list[Record]] = []
+        self._held_for_fork = False
         if hasattr(os, "register_at_fork"):
-            # A pre-forking server (gunicorn --preload) may fork while another thread
-            # holds the lock; the child would then block on its first line forever.
-            os.register_at_fork(after_in_child=self._after_fork)
+            os.register_at_fork(
+                before=self._before_fork,
+                after_in_parent=self._after_fork_in_parent,
+                after_in_child=self._after_fork_in_child,
+            )
 
-    def _after_fork(self) -> None:
-        self.lock = threading.Lock()
+    def _before_fork(self) -> None:
+        # A line another thread is halfway through would be in the child's copy of the
+        # stream's buffer, and the stream's own lock held by a thread the child does not
+        # have: wait for it. Bounded, so a stream stuck on a full pipe does not stop forks.
+        self._held_for_fork = self.lock.acquire(timeout=FORK_WAIT_SECONDS)
+
+    def _after_fork_in_parent(self) -> None:
+        if self._held_for_fork:
+            self._held_for_fork = False
+            self.lock.release()
+
+    def _after_fork_in_child(self) -> None:
+        # The child's only thread is the one that forked: a lock held by any other thread
+        # would never be released. Its counters start at zero (the parent's lines are not
+        # its own), and captures belong to the process that opened them.
+        self._held_for_fork = False
+        self.lock = threading.RLock()
+        self.configure_lock = threading.RLock()
+        self.counters = Counters()
+        self.sinks = []
 
 
 def _is_binary(stream: object) -> bool:
@@ -49,14 +96,19 @@ def _is_binary(stream: object) -> bool:
     return "b" in str(getattr(stream, "mode", ""))
 
 
-def _write_rest(stream: io.RawIOBase, line: bytes, written: int | None) -> None:
-    # An unbuffered stream may take part of a line; a line must still land whole.
-    view = memoryview(line)[written or 0 :]
-    while view:
-        written = stream.write(view)
-        if not written:
-            raise OSError("stream accepted no bytes")
-        view = view[written:]
+def _write_rest(write: Callable[[memoryview], int | None], line: bytes, landed: int) -> None:
+    # An unbuffered stream may take part of a line; a line must still land whole. A raw
+    # write reports what it took, so a failure here knows how much of the line landed.
+    view = memoryview(line)
+    size = len(line)
+    while landed < size:
+        try:
+            written = write(view[landed:])
+        except Exception:
+            raise Cut(landed) from None
+        if not written:  # 0, or None: it would block
+            raise Cut(landed)
+        landed += written
 
 
 def _binary_write(stream: Any) -> Write:
@@ -65,18 +117,39 @@ def _binary_write(stream: Any) -> Write:
     if isinstance(stream, io.RawIOBase):
 
         def write_raw(line: bytes) -> None:
-            written = write(line)
+            try:
+                written = write(line)
+            except Exception:  # a raw write that raises took nothing
+                raise Cut(0) from None
             if written != len(line):
-                _write_rest(stream, line, written)
-            flush()
+                _write_rest(write, line, written or 0)
+            try:
+                flush()
+            except Exception:
+                raise FlushFailed from None
 
         return write_raw
 
     def write_buffered(line: bytes) -> None:
-        write(line)
-        flush()
+        try:
+            write(line)
+        except BlockingIOError as error:  # non-blocking: it says what it took
+            _cut_by(error)
+        try:
+            flush()
+        except Exception:
+            raise FlushFailed from None
 
     return write_buffered
+
+
+def _cut_by(error: BlockingIOError) -> NoReturn:
+    """Raise ``Cut`` with what a buffered write took before it blocked, or ``error`` itself
+    when it does not say."""
+    landed = getattr(error, "characters_written", None)
+    if type(landed) is not int:
+        raise error
+    raise Cut(landed) from None
 
 
 def _utf8_buffer(stream: Any) -> Any:
@@ -106,42 +179,59 @@ def _text_write(stream: Any) -> Write:
         write_text = stream.write
 
         def decode_and_write(line: bytes) -> None:
-            write_text(line.decode())
-            flush_text()
+            write_text(line.decode())  # raises: how much it took is not known
+            try:
+                flush_text()
+            except Exception:
+                raise FlushFailed from None
 
         return decode_and_write
 
     # In both strategies below, flush_text() first: text the service printed earlier,
-    # still held by the text layer, goes out before the line, in call order.
+    # still held by the text layer, goes out before the line, in call order. When that
+    # fails, none of the line was written.
     write, flush = buffer.write, buffer.flush
     if type(buffer) is io.FileIO:  # unbuffered stdout (python -u, PYTHONUNBUFFERED)
 
         def write_under_unbuffered_text(line: bytes) -> None:
-            flush_text()
-            written = write(line)
+            try:
+                flush_text()
+                written = write(line)
+            except Exception:
+                raise Cut(0) from None
             if written != len(line):
-                _write_rest(buffer, line, written)
+                _write_rest(write, line, written or 0)
 
         return write_under_unbuffered_text
 
     def write_under_text(line: bytes) -> None:
-        flush_text()
-        write(line)
-        flush()
+        try:
+            flush_text()
+        except Exception:
+            raise Cut(0) from None
+        try:
+            write(line)
+        except BlockingIOError as error:
+            _cut_by(error)
+        try:
+            flush()
+        except Exception:
+            raise FlushFailed from None
 
     return write_under_text
 
 
 def _unwritable(line: bytes) -> None:
-    raise OSError("not a stream")
+    raise Cut(0)
 
 
 def writer_for(stream: Any) -> Write:
     """How to write one line to ``stream``, chosen once per stream rather than per line.
 
     The returned callable writes the line with one ``write`` and flushes (structlog's
-    PrintLogger flushes too: Cloud Run must get whole lines promptly). It raises what
-    the stream raises; the caller counts that.
+    PrintLogger flushes too: Cloud Run must get whole lines promptly). It raises ``Cut``
+    when it knows how much of the line the stream took before failing, ``FlushFailed``
+    when only the flush failed, and otherwise what the stream raised; the caller counts it.
     """
     try:
         return _binary_write(stream) if _is_binary(stream) else _text_write(stream)
@@ -149,11 +239,36 @@ def writer_for(stream: Any) -> Write:
         return _unwritable
 
 
+class _OnNewLine:
+    """Stands in for a write strategy after a line was cut: the next line goes out after a
+    newline, which ends the fragment, and then the strategy itself is back."""
+
+    __slots__ = ("_owner", "write")
+
+    def __init__(self, owner: LineWriter, write: Write) -> None:
+        self._owner = owner
+        self.write = write
+
+    def __call__(self, line: bytes) -> None:
+        try:
+            self.write(b"\n" + line)
+        except Cut as cut:
+            if not cut.landed:  # not even the newline: the next line still needs it
+                raise
+            self._owner.use(self.write)
+            raise Cut(cut.landed - 1) from None  # of the line itself, after the newline
+        except FlushFailed:
+            self._owner.use(self.write)
+            raise
+        self._owner.use(self.write)
+
+
 class LineWriter:
     """The structlog "logger": its ``info`` takes a rendered line and its record."""
 
     def __init__(self, shared: Shared, stream: IO[Any] | None) -> None:
         self._shared = shared
+        self._follows_stdout = stream is None
         self._last_stdout: object = None
         self._to_stdout: Write = _unwritable
         self._write: Write = self._write_stdout if stream is None else writer_for(stream)
@@ -167,10 +282,24 @@ class LineWriter:
             self._last_stdout = stream
         self._to_stdout(line)
 
+    def use(self, write: Write) -> None:
+        """Write to the current stream with ``write`` from now on."""
+        if self._follows_stdout:
+            self._to_stdout = write
+        else:
+            self._write = write
+
+    def _start_on_new_line(self) -> None:
+        # A fragment may be on the stream. Per stream: a new sys.stdout gets a new strategy.
+        current = self._to_stdout if self._follows_stdout else self._write
+        if not isinstance(current, _OnNewLine):
+            self.use(_OnNewLine(self, current))
+
     def info(self, line: bytes, record: Record) -> Record | None:
         """Write ``line`` with one ``write`` (then ``flush``); count it; return ``record``.
 
-        Returns None, having counted the failure, when the stream refused the line.
+        Returns None, having counted the failure, when the stream did not take the whole
+        line. A line taken whole whose flush failed is counted as written too.
         """
         shared = self._shared
         event = record["event"]
@@ -186,8 +315,18 @@ class LineWriter:
             else:
                 try:
                     self._write(line)
-                except Exception:
+                except FlushFailed:  # the stream has the line: counted as written below
+                    bump(counters.flush_failed, event)
+                except Cut as cut:
+                    if cut.landed:
+                        bump(counters.partial_write, event)
+                        self._start_on_new_line()
+                    else:
+                        bump(counters.write_failed, event)
+                    return None
+                except Exception:  # it did not say how much it took: maybe a fragment
                     bump(counters.write_failed, event)
+                    self._start_on_new_line()
                     return None
             try:  # an exact dict's += is cheaper than .get(): this runs for every line
                 counters.emitted[event] += 1

@@ -107,6 +107,21 @@ def test_a_half_written_view_is_an_update_that_the_same_sql_may_resume() -> None
     assert other.resumable is False
 
 
+def test_a_label_only_difference_is_an_update_that_names_the_label() -> None:
+    """A generated label (e.g. the layout or schema version) that the deployed view lacks
+    or carries with another value must be written: the plan may not call it unchanged."""
+    view = VIEWS[0]
+    deployed = as_applied(view)
+    assert deployed.state is not None
+    key = next(k for k in view.labels if k not in (SQL_LABEL, META_LABEL, "managed-by"))
+    for stale in (
+        {**deployed.state.labels, key: "other"},
+        {k: v for k, v in deployed.state.labels.items() if k != key},
+    ):
+        verdict = judge_view(view, DeployedView(replace(deployed.state, labels=stale), None))
+        assert (verdict.action, verdict.reasons) == ("update", (f"label {key} changes",))
+
+
 @pytest.mark.parametrize(
     ("labels", "action"),
     [

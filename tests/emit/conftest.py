@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -45,3 +50,40 @@ def lenient() -> Iterator[io.StringIO]:
 def strict() -> Iterator[io.StringIO]:
     with emitting(strict=True) as buffer:
         yield buffer
+
+
+def run_python(code: str, *, timeout: float) -> dict[str, Any]:
+    """Run ``code`` in a fresh interpreter and return the JSON object it prints last.
+
+    For what could hang: a hang fails the test after ``timeout`` seconds instead of
+    blocking CI, and the whole process group (forked children too) is killed.
+    """
+    with subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as process:
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+            pytest.fail(f"still running after {timeout:.0f} s: it hung\n{err[-3000:]}")
+    assert process.returncode == 0, err[-3000:]
+    result: dict[str, Any] = json.loads(out.splitlines()[-1])
+    return result
+
+
+def wait_or_kill(pid: int, seconds: float) -> int | None:
+    """The child's wait status, or None (after killing it) if it has not ended in time."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None

@@ -2,20 +2,41 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
-import signal
 import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import IO
 
 import pytest
 
 from agent_telemetry.emit import configure, counters, reset_counters, reset_defaults, settings
+from tests.emit.conftest import wait_or_kill
 
 THREADS = 8
 LINES_PER_THREAD = 10_000
+
+
+class Pieces(io.TextIOBase):
+    """A stream whose write is not atomic: each line goes out in two pieces, and other
+    threads run between them (as with a pipe or socket writer). Only the emitter's write
+    lock keeps lines whole here; a file's own write would hide its absence."""
+
+    def __init__(self, target: IO[str]) -> None:
+        self.target = target
+
+    def write(self, text: str) -> int:
+        half = len(text) // 2
+        self.target.write(text[:half])
+        time.sleep(0)  # lets another thread run mid-line
+        self.target.write(text[half:])
+        return len(text)
+
+    def flush(self) -> None:
+        self.target.flush()
 
 
 def test_eight_threads_write_80000_whole_lines(tmp_path: Path) -> None:
@@ -37,9 +58,9 @@ def test_eight_threads_write_80000_whole_lines(tmp_path: Path) -> None:
                 duration_ms=n,
             )
 
-    with path.open("w", encoding="utf-8") as stream:
+    with path.open("w", encoding="utf-8") as file:
         reset_counters()
-        configure(stream=stream, strict=False)
+        configure(stream=Pieces(file), strict=False)
         try:
             threads = [threading.Thread(target=worker, args=(i,)) for i in range(THREADS)]
             for thread in threads:
@@ -90,16 +111,3 @@ def test_a_child_forked_while_the_lock_is_held_can_still_write(tmp_path: Path) -
     assert status is not None, "the child deadlocked on the lock it inherited"
     assert os.waitstatus_to_exitcode(status) == 0
     assert json.loads(path.read_text())["event"] == "chat_turn"
-
-
-def wait_or_kill(pid: int, seconds: float) -> int | None:
-    """The child's wait status, or None (after killing it) if it has not ended in time."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    return None

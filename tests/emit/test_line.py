@@ -118,4 +118,18 @@ def test_counters_count_lines_per_event(lenient: io.StringIO) -> None:
     assert snapshot.unknown == {"chat_turn": 1}
     assert snapshot.rejected == {"unknown_event": 1}
     assert snapshot.write_failed == {}
-    assert snapshot.as_dict()["emitted"]["chat_turn"] == 3
+    assert snapshot.partial_write == {}
+    assert snapshot.flush_failed == {}
+    assert snapshot.internal_errors == 0
+    assert snapshot.reentrant_dropped == 0
+    assert snapshot.as_dict() == {
+        "emitted": {"chat_turn": 3, "telemetry_rejected": 1},
+        "invalid": {"chat_turn": 1},
+        "unknown": {"chat_turn": 1},
+        "rejected": {"unknown_event": 1},
+        "write_failed": {},
+        "partial_write": {},
+        "flush_failed": {},
+        "internal_errors": 0,
+        "reentrant_dropped": 0,
+    }

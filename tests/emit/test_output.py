@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,13 +64,19 @@ def test_broken_pipe_is_counted_not_raised() -> None:
     stream = os.fdopen(write_end, "w")
     try:
         configure(stream=stream)
-        assert emit("chat_turn", tier="public", kind="text") is None
+        # The stream's buffer takes the first line whole; only its flush fails.
+        assert emit("chat_turn", tier="public", kind="text") is not None
+        # The next is refused: the stream cannot flush what it already holds.
         assert emit("chat_turn", tier="public", kind="text") is None
     finally:
         reset_defaults()
         with contextlib.suppress(BrokenPipeError):  # the unwritten line is still buffered
             stream.close()
-    assert counters().write_failed == {"chat_turn": 2}
+    snapshot = counters()
+    assert snapshot.flush_failed == {"chat_turn": 1}
+    assert snapshot.emitted == {"chat_turn": 1}
+    assert snapshot.write_failed == {"chat_turn": 1}
+    assert snapshot.partial_write == {}
 
 
 class FullDisk(io.TextIOBase):
@@ -231,3 +238,180 @@ def test_the_default_follows_every_change_of_sys_stdout() -> None:
         emit("chat_turn", tier="public", kind="action")
     assert [json.loads(x)["kind"] for x in first.getvalue().splitlines()] == ["text", "action"]
     assert json.loads(second.getvalue())["tier"] == "admin"
+
+
+class Scripted(io.RawIOBase):
+    """An unbuffered stream whose writes follow a script: take n bytes, or raise; then all."""
+
+    def __init__(self, *script: int | Exception) -> None:
+        self.data = bytearray()
+        self.script = list(script)
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, chunk: object) -> int:
+        given = bytes(memoryview(chunk))  # type: ignore[arg-type]
+        step = self.script.pop(0) if self.script else len(given)
+        if isinstance(step, Exception):
+            raise step
+        self.data += given[:step]
+        return min(step, len(given))
+
+
+def emit_three(stream: object) -> list[dict[str, Any] | None]:
+    configure(stream=stream)  # type: ignore[arg-type]
+    return [emit("chat_turn", tier="public", kind="text", duration_ms=n) for n in range(3)]
+
+
+def test_a_cut_line_is_counted_and_the_next_line_starts_on_a_new_line() -> None:
+    stream = Scripted(7, OSError(errno.EIO, "I/O error"))  # 7 bytes land, then it fails
+    first, second, third = emit_three(stream)
+    assert first is None
+    assert second is not None
+    assert third is not None
+    fragment, *rest, end = bytes(stream.data).split(b"\n")
+    assert fragment == b'{"event'
+    assert [json.loads(x)["duration_ms"] for x in rest] == [1, 2]  # no blank line either
+    assert end == b""
+    snapshot = counters()
+    assert snapshot.partial_write == {"chat_turn": 1}
+    assert snapshot.write_failed == {}
+    assert snapshot.emitted == {"chat_turn": 2}
+
+
+def test_a_write_that_took_nothing_adds_no_blank_line() -> None:
+    stream = Scripted(OSError(errno.EIO, "I/O error"))
+    assert emit_three(stream)[0] is None
+    assert [json.loads(x)["duration_ms"] for x in bytes(stream.data).splitlines()] == [1, 2]
+    assert counters().write_failed == {"chat_turn": 1}
+    assert counters().partial_write == {}
+
+
+def test_a_cut_that_then_takes_only_the_newline_ends_the_fragment() -> None:
+    # Line 0: 7 bytes, cut. Line 1: its leading newline lands, then the stream fails, so
+    # the fragment is ended and nothing of line 1 is there. Line 2: no second newline.
+    stream = Scripted(7, OSError(), 1, OSError())
+    assert emit_three(stream)[:2] == [None, None]
+    fragment, last, end = bytes(stream.data).split(b"\n")
+    assert len(fragment) == 7
+    assert json.loads(last)["duration_ms"] == 2
+    assert end == b""
+    snapshot = counters()
+    assert snapshot.partial_write == {"chat_turn": 1}
+    assert snapshot.write_failed == {"chat_turn": 1}
+    assert snapshot.emitted == {"chat_turn": 1}
+
+
+def test_a_cut_stays_pending_until_a_newline_lands() -> None:
+    stream = Scripted(7, OSError(), OSError())  # line 1 takes nothing, not even the newline
+    emit_three(stream)
+    fragment, last, end = bytes(stream.data).split(b"\n")
+    assert (len(fragment), json.loads(last)["duration_ms"], end) == (7, 2, b"")
+    assert counters().partial_write == {"chat_turn": 1}
+    assert counters().write_failed == {"chat_turn": 1}
+
+
+class HalfThenRaise(io.TextIOBase):
+    """A text stream that lands half of its first write and then raises, saying nothing."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        if not self.failed:
+            self.failed = True
+            self.text += text[: len(text) // 2]
+            raise OSError(errno.EIO, "I/O error")
+        self.text += text
+        return len(text)
+
+
+def test_a_write_that_raises_without_saying_what_it_took_is_followed_by_a_new_line() -> None:
+    stream = HalfThenRaise()
+    assert emit_three(stream)[0] is None
+    fragment, *rest, end = stream.text.split("\n")
+    assert fragment.startswith('{"event":"chat_turn"')
+    assert [json.loads(x)["duration_ms"] for x in rest] == [1, 2]
+    assert end == ""
+    snapshot = counters()
+    assert snapshot.write_failed == {"chat_turn": 1}  # what landed is not known
+    assert snapshot.partial_write == {}
+    assert snapshot.emitted == {"chat_turn": 2}
+
+
+class FlushFailsOnce(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        if self.flushes == 1:
+            raise OSError(errno.EIO, "I/O error")
+
+
+def test_a_flush_that_fails_after_a_whole_write_counts_the_line_as_written() -> None:
+    stream = FlushFailsOnce()
+    assert None not in emit_three(stream)  # the first too: the stream has the line
+    assert [json.loads(x)["duration_ms"] for x in stream.getvalue().splitlines()] == [0, 1, 2]
+    snapshot = counters()
+    assert snapshot.flush_failed == {"chat_turn": 1}
+    assert snapshot.emitted == {"chat_turn": 3}
+    assert snapshot.write_failed == {}
+    assert snapshot.partial_write == {}
+
+
+class NonBlocking(io.BufferedIOBase):
+    """A non-blocking buffered stream: its first write takes ``took`` bytes and blocks."""
+
+    def __init__(self, took: int) -> None:
+        self.data = bytearray()
+        self.took: int | None = took
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, chunk: object) -> int:
+        given = bytes(memoryview(chunk))  # type: ignore[arg-type]
+        if self.took is not None:
+            took, self.took = self.took, None
+            self.data += given[:took]
+            raise BlockingIOError(errno.EAGAIN, "would block", took)
+        self.data += given
+        return len(given)
+
+
+@pytest.mark.parametrize(("took", "counter"), [(10, "partial_write"), (0, "write_failed")])
+def test_a_blocked_buffered_write_says_what_it_took(took: int, counter: str) -> None:
+    stream = NonBlocking(took)
+    assert emit_three(stream)[0] is None
+    *kept, end = bytes(stream.data).split(b"\n")
+    assert end == b""
+    assert [len(x) for x in kept[:-2]] == ([10] if took else [])
+    assert [json.loads(x)["duration_ms"] for x in kept[-2:]] == [1, 2]
+    assert counters().as_dict()[counter] == {"chat_turn": 1}
+
+
+def test_a_cut_on_one_stdout_does_not_touch_the_next_stdout() -> None:
+    reset_defaults()
+    cut, fresh = Scripted(7, OSError()), io.StringIO()
+    with contextlib.redirect_stdout(cut):  # type: ignore[type-var]
+        emit("chat_turn", tier="public", kind="text")
+    with contextlib.redirect_stdout(fresh):
+        emit("chat_turn", tier="public", kind="text")
+    assert json.loads(fresh.getvalue())["kind"] == "text"  # no leading newline
+    assert counters().partial_write == {"chat_turn": 1}
+
+
+def test_text_the_service_leaves_without_a_newline_is_glued_to_the_line(tmp_path: Path) -> None:
+    # What docs/emitting.md says: the emitter cannot know what the service left on the
+    # stream, so the sink gets one line that is not JSON.
+    path = tmp_path / "out.txt"
+    with path.open("w", encoding="utf-8") as stream:
+        configure(stream=stream)
+        stream.write("progress 50%")
+        emit("chat_turn", tier="public", kind="text")
+    (only,) = path.read_text().splitlines()
+    assert only.startswith('progress 50%{"event":"chat_turn"')

@@ -41,7 +41,8 @@ def log_entry(line: str) -> dict[str, Any]:
 
 
 def sink_id(config: DeploymentConfig) -> str:
-    return f"{config.source.project}.{config.source.dataset}.{SINK_TABLE}"
+    table = config.source.table or SINK_TABLE
+    return f"{config.source.project}.{config.source.dataset}.{table}"
 
 
 def create_sink(

@@ -74,6 +74,8 @@ def test_plan_approve_apply_then_plan_again_through_the_cli(
     assert data["plan_hash"] == plan_hash
     assert data["target"] == f"{PROJECT}.{deployment.target.dataset}"
     assert data["approved_by"] == "Ana Analyst"
+    assert data["approver_identity"]["by_flag"] == "Ana Analyst"
+    assert set(data["field_sha256"]) == set(data) - {"field_sha256", "record_sha256"}
     assert data["approved_at"].endswith("Z")
     assert [(v["name"], v["action"], v["sql_sha256"]) for v in data["views"]] == [
         (v.name, "create", v.sql_sha256) for v in generate_views(deployment)
@@ -132,7 +134,34 @@ def test_errors_exit_1_so_that_2_always_means_changes_pending(
         ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
     )
     assert result.exit_code == 1
-    assert "does not match its own plan hash" in result.output
+    assert "edited after approval: views" in result.output
+
+    edited = json.loads(record.read_text(encoding="utf-8"))
+    edited["views"][0]["deployed_sha256"] = json.loads(record.read_text())["views"][0][
+        "deployed_sha256"
+    ]
+    run(
+        [
+            "views",
+            "approve",
+            "--config",
+            str(config_file),
+            *endpoint,
+            "--by",
+            "A",
+            "-o",
+            str(record),
+        ]
+    )
+    edited = json.loads(record.read_text(encoding="utf-8"))
+    edited["approved_by"] = "Mallory"
+    record.write_text(json.dumps(edited), encoding="utf-8")
+    result = run(
+        ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
+    )
+    assert result.exit_code == 1
+    assert "edited after approval: approved_by" in result.output
+    assert "Mallory" not in result.output
 
     result = run(
         ["views", "plan", "--config", str(config_file), "--endpoint", "http://u:p@127.0.0.1:1"]

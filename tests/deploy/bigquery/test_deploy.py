@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent_telemetry.config import DeploymentConfig
+from agent_telemetry.config import DeploymentConfig, parse_config
 from agent_telemetry.deploy import BigQueryError, BigQueryWarehouse, apply_plan, approve, make_plan
 from agent_telemetry.deploy._plan import META_LABEL, SQL_LABEL, sql_digest
 from agent_telemetry.views import generate_views
@@ -508,3 +508,88 @@ def test_a_failure_part_way_is_reported_per_view_and_a_rerun_converges(
         ("provider_status", "unchanged"),
     ]
     assert {v.action for v in make_plan(warehouse, loaded, views).views} == {"unchanged"}
+
+
+def _elsewhere(config: DeploymentConfig, section: str, **changes: str) -> DeploymentConfig:
+    data = config.model_dump()
+    data[section] = {**data[section], **changes}
+    return parse_config(data)
+
+
+@pytest.mark.parametrize(
+    ("section", "changes", "named"),
+    [
+        ("target", {"dataset": "other_target"}, "target is"),
+        ("source", {"dataset": "other_source"}, "source is"),
+        ("source", {"layout": "sharded"}, "layout is sharded, the approval is for partitioned"),
+    ],
+)
+def test_an_approval_for_another_target_source_or_layout_writes_nothing(
+    warehouse: BigQueryWarehouse,
+    bq_client: Any,
+    bq_retry: Any,
+    loaded: DeploymentConfig,
+    section: str,
+    changes: dict[str, str],
+    named: str,
+) -> None:
+    views = event_views(loaded)
+    approval = approve(make_plan(warehouse, loaded, views), APPROVER)
+    moved = _elsewhere(loaded, section, **changes)
+    for name in ("other_target", "other_source"):
+        bq_client.create_dataset(f"{loaded.target.project}.{name}", exists_ok=True, retry=bq_retry)
+    if section == "source" and "dataset" in changes:
+        create_sink(bq_client, bq_retry, moved, sink_entries())
+    moved_views = event_views(moved)
+    before = snapshot(warehouse, moved_views)
+
+    refused = apply_plan(warehouse, moved, approval, views=moved_views)
+
+    assert not refused.ok
+    assert not refused.wrote
+    assert any(named in reason for reason in refused.refused), refused.refused
+    assert snapshot(warehouse, moved_views) == before
+
+
+@pytest.mark.parametrize("adopt", [False, True])
+def test_a_view_changed_between_approve_and_apply_is_not_overwritten(
+    warehouse: BigQueryWarehouse,
+    bq_client: Any,
+    bq_retry: Any,
+    loaded: DeploymentConfig,
+    adopt: bool,
+) -> None:
+    """Approved as `create`; someone creates the view by hand before apply: even --adopt
+    refuses, since the approval never saw that view."""
+    views = event_views(loaded)
+    approval = approve(make_plan(warehouse, loaded, views), APPROVER)
+    chat = views[1]
+    bq_client.query(
+        f"CREATE VIEW `{chat.table_id}` AS SELECT 1 AS hand_made", retry=bq_retry
+    ).result()
+
+    refused = apply_plan(warehouse, loaded, approval, views=views, adopt=adopt)
+
+    assert not refused.ok
+    assert not refused.wrote
+    assert refused.refused == (
+        f"{chat.name}: the deployed view changed since approval (now: unmanaged)",
+    )
+    assert rows(bq_client, bq_retry, f"SELECT * FROM `{chat.table_id}`") == [{"hand_made": 1}]
+
+
+def test_a_sink_table_changed_between_approve_and_apply_writes_nothing(
+    warehouse: BigQueryWarehouse, bq_client: Any, bq_retry: Any, loaded: DeploymentConfig
+) -> None:
+    views = event_views(loaded)
+    approval = approve(make_plan(warehouse, loaded, views), APPROVER)
+    moved = _elsewhere(loaded, "source", table="other_sink")
+    create_sink(bq_client, bq_retry, moved, sink_entries())
+    before = snapshot(warehouse, views)
+
+    refused = apply_plan(warehouse, moved, approval, views=event_views(moved))
+
+    assert not refused.ok
+    assert not refused.wrote
+    assert "the sink table differs from the approved one" in refused.refused
+    assert snapshot(warehouse, views) == before
