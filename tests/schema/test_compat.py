@@ -15,8 +15,11 @@ from hypothesis import strategies as st
 from pydantic import Field, ValidationError
 
 from agent_telemetry.schema import ChatTurn, PipelineRender, PipelineRun, count
+from agent_telemetry.schema import compat
 from agent_telemetry.schema.compat import (
     COMPAT_RULES,
+    Change,
+    CompatRule,
     CompatException,
     apply_exceptions,
     classify_changes,
@@ -193,6 +196,38 @@ def test_every_catalogued_rule_can_fire_or_report() -> None:
     seen = {c.rule for _, m, _ in BREAKING for c in compare(BASE, mutated(m))}
     seen |= {c.rule for _, m, _ in ADDITIVE for c in compare(BASE, mutated(m))}
     assert seen == {rule.id for rule in COMPAT_RULES}
+
+
+CASES_BY_RULE: dict[str, list[Mutation]] = {}
+for _, _mutation, _rules in BREAKING:
+    for _rule in _rules:
+        CASES_BY_RULE.setdefault(_rule, []).append(_mutation)
+for _, _mutation, _rule in ADDITIVE:
+    CASES_BY_RULE.setdefault(_rule, []).append(_mutation)
+
+
+@pytest.mark.parametrize("rule", COMPAT_RULES, ids=[rule.id for rule in COMPAT_RULES])
+def test_every_rule_in_the_table_has_a_case_here_that_triggers_it(rule: CompatRule) -> None:
+    # A rule added to COMPAT_RULES without a case in BREAKING or ADDITIVE fails here.
+    cases = CASES_BY_RULE.get(rule.id, [])
+    assert cases, f"{rule.id}: no case in BREAKING or ADDITIVE"
+    for mutation in cases:
+        changes = compare(BASE, mutated(mutation))
+        assert rule.id in {c.rule for c in changes}
+        # The rule's own check reports it, not some other rule under its name.
+        assert any(c.rule == rule.id for c in _checked_by(rule, mutation))
+
+
+def test_every_rule_a_case_names_is_in_the_table() -> None:
+    # A rule dropped from COMPAT_RULES while its cases stay fails here.
+    assert set(CASES_BY_RULE) <= {rule.id for rule in COMPAT_RULES}
+
+
+def _checked_by(rule: CompatRule, mutation: Mutation) -> tuple[Change, ...]:
+    """The changes ``compare`` finds with ``rule`` as the only rule in the table."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compat, "COMPAT_RULES", (rule,))
+        return compare(BASE, mutated(mutation))
 
 
 def test_a_moved_field_is_reported_alone() -> None:
