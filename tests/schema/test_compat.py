@@ -14,13 +14,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import Field, ValidationError
 
-from agent_telemetry.schema import ChatTurn, PipelineRender, PipelineRun, count
-from agent_telemetry.schema import compat
+from agent_telemetry.schema import ChatTurn, PipelineRender, PipelineRun, compat, count
 from agent_telemetry.schema.compat import (
     COMPAT_RULES,
     Change,
-    CompatRule,
     CompatException,
+    CompatRule,
     apply_exceptions,
     classify_changes,
     compare,
