@@ -229,6 +229,19 @@ def _checked_by(rule: CompatRule, mutation: Mutation) -> tuple[Change, ...]:
         return compare(BASE, mutated(mutation))
 
 
+def test_additions_are_sorted_out_and_never_fail_or_use_an_exception() -> None:
+    changes = compare(BASE, mutated(_add_member)) + compare(BASE, mutated(_narrow))
+    additions = tuple(c for c in changes if c.classification == "addition")
+    breaking = tuple(c for c in changes if c.classification == "breaking")
+    assert additions
+    assert breaking
+    outcome = apply_exceptions(changes)
+    assert outcome.additions == additions
+    assert outcome.breaking == breaking
+    assert outcome.excepted == ()
+    assert outcome.unused_exceptions == ()
+
+
 def test_a_moved_field_is_reported_alone() -> None:
     changes = compare(BASE, mutated(_move_first_to_end))
     assert [c.field for c in changes] == ["lane"]
@@ -466,6 +479,17 @@ def test_malformed_exceptions_are_rejected(entry: dict[str, Any], message: str) 
         ("run", "ran", False),
         ("public", "premium", False),
         ("busy", "busy", False),
+        # One edit of each kind, and what is more than one edit.
+        ("pending", "pendint", True),  # one substitution
+        ("pending", "pendng", True),  # one deletion, the longer one sorting first
+        ("queued", "queeud", True),  # an adjacent swap
+        ("queued", "qeueud", False),  # two swaps
+        ("alpha", "axphz", False),  # two substitutions, not adjacent
+        ("abcd", "dbcx", False),  # two substitutions, the first letter moved
+        ("stop", "ptos", False),  # ends swapped: a swap only counts when adjacent
+        ("abcdef", "xyzdef", False),  # three substitutions
+        ("abcdef", "abcd", False),  # two deletions
+        ("abcdef", "abcdefgh", False),  # two insertions
     ],
 )
 def test_near_identical_spellings(old: str, new: str, near: bool) -> None:
