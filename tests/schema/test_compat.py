@@ -247,6 +247,25 @@ def test_a_moved_field_is_reported_alone() -> None:
     assert [c.field for c in changes] == ["lane"]
 
 
+def test_the_last_field_moved_to_the_front_is_reported_alone() -> None:
+    # The fields that kept their order are a longest common subsequence, not the ones a
+    # greedy walk from the front happens to match.
+    def last_to_front(d: LockData) -> None:
+        f = fields(d, "pipeline_run")
+        f.insert(0, f.pop())
+
+    last = fields(real_lock_data(), "pipeline_run")[-1]["name"]
+    changes = compare(BASE, mutated(last_to_front))
+    assert [(c.rule, c.field) for c in changes] == [("COLUMN_ORDER_APPEND_ONLY", last)]
+
+
+def test_classifying_one_event_ignores_the_others() -> None:
+    changes = compare(BASE, mutated(_narrow))
+    assert {c.event for c in changes} == {"pipeline_run"}
+    assert classify_changes(changes, "pipeline_run") == "breaking"
+    assert classify_changes(changes, "chat_turn") == "none"
+
+
 def test_respelling_is_not_also_a_plain_delete() -> None:
     (change,) = compare(BASE, mutated(_respell))
     assert change.field == "error_class"
