@@ -242,6 +242,26 @@ def test_additions_are_sorted_out_and_never_fail_or_use_an_exception() -> None:
     assert outcome.unused_exceptions == ()
 
 
+@pytest.mark.parametrize(
+    ("mutation", "rules"), [(m, r) for _, m, r in BREAKING], ids=[i for i, _, _ in BREAKING]
+)
+def test_each_change_names_its_field_and_says_why(mutation: Mutation, rules: set[str]) -> None:
+    scope = {rule.id: rule.scope for rule in COMPAT_RULES}
+    for change in compare(BASE, mutated(mutation)):
+        if scope[change.rule] == "field":
+            assert change.field is not None, change
+        assert change.detail.strip(), change
+
+
+def test_the_reviewer_is_told_what_to_do_about_a_required_field() -> None:
+    (change,) = compare(BASE, mutated(_append_field(required=True)))
+    assert (change.rule, change.field) == ("FIELD_NO_REQUIRED_ADD", "retries")
+    assert change.detail == (
+        "new field is required; rows already stored and services not yet "
+        "upgraded do not have it (add it as optional)"
+    )
+
+
 def test_a_moved_field_is_reported_alone() -> None:
     changes = compare(BASE, mutated(_move_first_to_end))
     assert [c.field for c in changes] == ["lane"]
