@@ -71,11 +71,17 @@ def test_one_call_writes_one_whole_line(lenient: io.StringIO) -> None:
 def test_a_model_class_works_like_its_name(lenient: io.StringIO) -> None:
     by_name = emit("pipeline_render", theme="light", render_lane="run")
     by_class = emit(PipelineRender, theme="light", render_lane="run")
-    assert by_name is not None
-    assert by_class is not None
-    assert {k: v for k, v in by_name.items() if k != "time"} == {
-        k: v for k, v in by_class.items() if k != "time"
+    assert lines(lenient) == [by_name, by_class]
+    expected = {
+        "event": "pipeline_render",
+        "schema_version": 1,
+        "severity": "INFO",
+        "theme": "light",
+        "render_lane": "run",
     }
+    for record in (by_name, by_class):
+        assert record is not None
+        assert {k: v for k, v in record.items() if k != "time"} == expected
 
 
 def test_an_instance_is_written_as_is(lenient: io.StringIO) -> None:
@@ -103,8 +109,17 @@ def test_keywords_beside_an_instance_are_counted_not_used(lenient: io.StringIO) 
 def test_every_catalogue_event_writes_its_required_fields(lenient: io.StringIO) -> None:
     for name, model in EVENTS.items():
         fields = {f.name: f.members[0] for f in event_spec(model).fields if f.required}
-        assert emit(name, **fields) is not None
-    assert [line["event"] for line in lines(lenient)] == list(EVENTS)
+        record = emit(name, **fields)
+        assert record is not None
+        assert {k: v for k, v in record.items() if k != "time"} == {
+            "event": name,
+            "schema_version": event_spec(model).schema_version,
+            "severity": "INFO",
+            **fields,
+        }
+    written = lines(lenient)
+    assert [line["event"] for line in written] == list(EVENTS)
+    assert all("invalid_fields" not in line and "unknown_fields" not in line for line in written)
 
 
 def test_counters_count_lines_per_event(lenient: io.StringIO) -> None:

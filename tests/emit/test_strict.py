@@ -9,6 +9,7 @@ import pytest
 
 from agent_telemetry.emit import Problem, TelemetryValidationError, capture, counters, emit
 from agent_telemetry.schema import PipelineRun
+from tests.emit.conftest import lines
 
 SECRET = "jane.doe@example.com"
 
@@ -106,9 +107,17 @@ def test_lenient_mode_drops_and_counts_an_envelope_key_as_unknown(
     lenient: io.StringIO,
 ) -> None:
     record = emit("chat_turn", tier="public", kind="text", time="1999-01-01T00:00:00Z")
-    assert record is not None
-    assert record["time"] != "1999-01-01T00:00:00Z"
-    assert record["unknown_fields"] == 1
+    (line,) = lines(lenient)
+    assert line == record
+    assert line["time"] != "1999-01-01T00:00:00Z"
+    assert {k: v for k, v in line.items() if k != "time"} == {
+        "event": "chat_turn",
+        "schema_version": 1,
+        "severity": "INFO",
+        "tier": "public",
+        "kind": "text",
+        "unknown_fields": 1,
+    }
 
 
 def test_unknown_event_is_not_named(strict: io.StringIO) -> None:
@@ -130,12 +139,24 @@ def test_strict_raises_write_nothing_and_count_nothing(strict: io.StringIO) -> N
 
 
 def test_a_valid_event_is_written_in_strict_mode(strict: io.StringIO) -> None:
-    assert emit(PipelineRun, lane="public", status="ok") is not None
-    assert strict.getvalue().count("\n") == 1
+    record = emit(PipelineRun, lane="public", status="ok")
+    (line,) = lines(strict)
+    assert line == record
+    assert {k: v for k, v in line.items() if k != "time"} == {
+        "event": "pipeline_run",
+        "schema_version": 1,
+        "severity": "INFO",
+        "lane": "public",
+        "status": "ok",
+    }
 
 
 def test_capture_can_turn_strict_on_for_a_block(lenient: io.StringIO) -> None:
     with capture(strict=True), pytest.raises(TelemetryValidationError):
         emit("pipeline_run", lane="nope", status="ok")
-    # Lenient again after the block.
-    assert emit("pipeline_run", lane="nope", status="ok") is not None
+    # Lenient again after the block: the bad field is dropped and named, not raised.
+    record = emit("pipeline_run", lane="nope", status="ok")
+    (line,) = lines(lenient)
+    assert line == record
+    assert (line["status"], line["invalid_fields"]) == ("ok", ["lane"])
+    assert "lane" not in line

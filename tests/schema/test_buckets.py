@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -34,9 +36,23 @@ def test_runs_today_edges(n: int, bucket: str) -> None:
     assert runs_today_bucket(n) == bucket
 
 
-@pytest.mark.parametrize("bad", [0, -1, True, 1.0, "3", None])
-def test_runs_today_rejects_bad_input(bad: object) -> None:
-    with pytest.raises(ValueError, match="n must be"):
+ORDINAL = "n must be >= 1 (it is the run's ordinal today)"
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (0, ORDINAL),
+        (-1, ORDINAL),
+        (True, "n must be an int, got bool"),
+        (1.0, "n must be an int, got float"),
+        ("3", "n must be an int, got str"),
+        (None, "n must be an int, got NoneType"),
+    ],
+)
+def test_runs_today_rejects_bad_input(bad: object, message: str) -> None:
+    # The message is the caller's only hint: it must say exactly what was wrong.
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         runs_today_bucket(bad)  # type: ignore[arg-type]
 
 
@@ -79,12 +95,12 @@ def test_tokens_today_is_exact_where_floats_are_not() -> None:
         (-1, 10, "used must be >= 0"),
         (1, 0, "budget must be > 0"),
         (1, -5, "budget must be > 0"),
-        (1.5, 10, "used must be an int"),
-        (1, True, "budget must be an int"),
+        (1.5, 10, "used must be an int, got float"),
+        (1, True, "budget must be an int, got bool"),
     ],
 )
 def test_tokens_today_rejects_bad_input(used: object, budget: object, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         tokens_today_bucket(used, budget)  # type: ignore[arg-type]
 
 

@@ -14,10 +14,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import Field, ValidationError
 
-from agent_telemetry.schema import ChatTurn, PipelineRender, PipelineRun, count
+from agent_telemetry.schema import ChatTurn, PipelineRender, PipelineRun, compat, count
 from agent_telemetry.schema.compat import (
     COMPAT_RULES,
+    Change,
     CompatException,
+    CompatRule,
     apply_exceptions,
     classify_changes,
     compare,
@@ -195,9 +197,93 @@ def test_every_catalogued_rule_can_fire_or_report() -> None:
     assert seen == {rule.id for rule in COMPAT_RULES}
 
 
+CASES_BY_RULE: dict[str, list[Mutation]] = {}
+for _, _mutation, _rules in BREAKING:
+    for _rule in _rules:
+        CASES_BY_RULE.setdefault(_rule, []).append(_mutation)
+for _, _mutation, _rule in ADDITIVE:
+    CASES_BY_RULE.setdefault(_rule, []).append(_mutation)
+
+
+@pytest.mark.parametrize("rule", COMPAT_RULES, ids=[rule.id for rule in COMPAT_RULES])
+def test_every_rule_in_the_table_has_a_case_here_that_triggers_it(rule: CompatRule) -> None:
+    # A rule added to COMPAT_RULES without a case in BREAKING or ADDITIVE fails here.
+    cases = CASES_BY_RULE.get(rule.id, [])
+    assert cases, f"{rule.id}: no case in BREAKING or ADDITIVE"
+    for mutation in cases:
+        changes = compare(BASE, mutated(mutation))
+        assert rule.id in {c.rule for c in changes}
+        # The rule's own check reports it, not some other rule under its name.
+        assert any(c.rule == rule.id for c in _checked_by(rule, mutation))
+
+
+def test_every_rule_a_case_names_is_in_the_table() -> None:
+    # A rule dropped from COMPAT_RULES while its cases stay fails here.
+    assert set(CASES_BY_RULE) <= {rule.id for rule in COMPAT_RULES}
+
+
+def _checked_by(rule: CompatRule, mutation: Mutation) -> tuple[Change, ...]:
+    """The changes ``compare`` finds with ``rule`` as the only rule in the table."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compat, "COMPAT_RULES", (rule,))
+        return compare(BASE, mutated(mutation))
+
+
+def test_additions_are_sorted_out_and_never_fail_or_use_an_exception() -> None:
+    changes = compare(BASE, mutated(_add_member)) + compare(BASE, mutated(_narrow))
+    additions = tuple(c for c in changes if c.classification == "addition")
+    breaking = tuple(c for c in changes if c.classification == "breaking")
+    assert additions
+    assert breaking
+    outcome = apply_exceptions(changes)
+    assert outcome.additions == additions
+    assert outcome.breaking == breaking
+    assert outcome.excepted == ()
+    assert outcome.unused_exceptions == ()
+
+
+@pytest.mark.parametrize(
+    ("mutation", "rules"), [(m, r) for _, m, r in BREAKING], ids=[i for i, _, _ in BREAKING]
+)
+def test_each_change_names_its_field_and_says_why(mutation: Mutation, rules: set[str]) -> None:
+    scope = {rule.id: rule.scope for rule in COMPAT_RULES}
+    for change in compare(BASE, mutated(mutation)):
+        if scope[change.rule] == "field":
+            assert change.field is not None, change
+        assert change.detail.strip(), change
+
+
+def test_the_reviewer_is_told_what_to_do_about_a_required_field() -> None:
+    (change,) = compare(BASE, mutated(_append_field(required=True)))
+    assert (change.rule, change.field) == ("FIELD_NO_REQUIRED_ADD", "retries")
+    assert change.detail == (
+        "new field is required; rows already stored and services not yet "
+        "upgraded do not have it (add it as optional)"
+    )
+
+
 def test_a_moved_field_is_reported_alone() -> None:
     changes = compare(BASE, mutated(_move_first_to_end))
     assert [c.field for c in changes] == ["lane"]
+
+
+def test_the_last_field_moved_to_the_front_is_reported_alone() -> None:
+    # The fields that kept their order are a longest common subsequence, not the ones a
+    # greedy walk from the front happens to match.
+    def last_to_front(d: LockData) -> None:
+        f = fields(d, "pipeline_run")
+        f.insert(0, f.pop())
+
+    last = fields(real_lock_data(), "pipeline_run")[-1]["name"]
+    changes = compare(BASE, mutated(last_to_front))
+    assert [(c.rule, c.field) for c in changes] == [("COLUMN_ORDER_APPEND_ONLY", last)]
+
+
+def test_classifying_one_event_ignores_the_others() -> None:
+    changes = compare(BASE, mutated(_narrow))
+    assert {c.event for c in changes} == {"pipeline_run"}
+    assert classify_changes(changes, "pipeline_run") == "breaking"
+    assert classify_changes(changes, "chat_turn") == "none"
 
 
 def test_respelling_is_not_also_a_plain_delete() -> None:
@@ -434,6 +520,17 @@ def test_malformed_exceptions_are_rejected(entry: dict[str, Any], message: str) 
         ("run", "ran", False),
         ("public", "premium", False),
         ("busy", "busy", False),
+        # One edit of each kind, and what is more than one edit.
+        ("pending", "pendint", True),  # one substitution
+        ("pending", "pendng", True),  # one deletion, the longer one sorting first
+        ("queued", "queeud", True),  # an adjacent swap
+        ("queued", "qeueud", False),  # two swaps
+        ("alpha", "axphz", False),  # two substitutions, not adjacent
+        ("abcd", "dbcx", False),  # two substitutions, the first letter moved
+        ("stop", "ptos", False),  # ends swapped: a swap only counts when adjacent
+        ("abcdef", "xyzdef", False),  # three substitutions
+        ("abcdef", "abcd", False),  # two deletions
+        ("abcdef", "abcdefgh", False),  # two insertions
     ],
 )
 def test_near_identical_spellings(old: str, new: str, near: bool) -> None:

@@ -1,0 +1,65 @@
+"""Summarise a `mutmut run`: mutants, killed, survived, equivalent, score.
+
+Every surviving mutant must be either killed by a behaviour test or listed in
+``tests/mutation/equivalent.txt`` with one line saying why it cannot change behaviour
+(``<mutant name>  # why``). Exits 1 when a survivor is neither, or when the score over
+the non-equivalent mutants is below the target.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+TARGET = 0.90
+REPO = Path(__file__).resolve().parents[1]
+EQUIVALENT = REPO / "tests" / "mutation" / "equivalent.txt"
+MUTMUT = Path(sys.executable).with_name("mutmut")
+
+
+def equivalent_mutants() -> dict[str, str]:
+    listed: dict[str, str] = {}
+    for number, line in enumerate(EQUIVALENT.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, sep, why = line.partition("#")
+        if not sep or not why.strip():
+            sys.exit(f"{EQUIVALENT.name}:{number}: each entry needs `# why`")
+        listed[name.strip()] = why.strip()
+    return listed
+
+
+def survivors() -> list[str]:
+    out = subprocess.run(
+        [str(MUTMUT), "results"], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout
+    return re.findall(r"^\s*(\S+): (?:survived|no tests)$", out, flags=re.MULTILINE)
+
+
+def main() -> int:
+    subprocess.run([str(MUTMUT), "export-cicd-stats"], check=True, cwd=REPO, capture_output=True)
+    stats = json.loads((REPO / "mutants" / "mutmut-cicd-stats.json").read_text())
+    listed = equivalent_mutants()
+    alive = survivors()
+    equivalent = [m for m in alive if m in listed]
+    unexplained = [m for m in alive if m not in listed]
+    scored = stats["total"] - len(equivalent)
+    score = stats["killed"] / scored if scored else 1.0
+    print(
+        f"mutants {stats['total']}, killed {stats['killed']}, survived {len(alive)} "
+        f"({len(equivalent)} equivalent, {len(unexplained)} unexplained), "
+        f"timeout {stats['timeout']}, score {score:.1%} of non-equivalent (target {TARGET:.0%})"
+    )
+    for name in unexplained:
+        print(f"  survived: {name}  (kill it with a test, or list it in {EQUIVALENT.name})")
+    stale = sorted(set(listed) - set(alive))
+    for name in stale:
+        print(f"  listed as equivalent but not a survivor now: {name}")
+    return 0 if not unexplained and score >= TARGET else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
