@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import jinja2
@@ -83,7 +83,13 @@ class ViewDefinition:
 
 def sql_literal(value: object) -> str:
     """A BigQuery string literal for ``value``, escaped by sqlglot (never by hand)."""
-    return exp.Literal.string(str(value)).sql(DIALECT)
+    return _string_literal(str(value))
+
+
+@lru_cache(maxsize=4096)
+def _string_literal(text: str) -> str:
+    # The templates quote the same members, names and descriptions in every layout.
+    return exp.Literal.string(text).sql(DIALECT)
 
 
 def table_ref(project: str, dataset: str, table: str) -> str:
@@ -143,8 +149,9 @@ def _check_payload_keys(
 
 def _check_tables(tree: exp.Expr, source: SourcePlan, what: str) -> None:
     """The only table a view reads is the sink (CTEs aside): no schema, no checked columns."""
-    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
-    for table in tree.find_all(exp.Table):
+    found = list(tree.find_all(exp.CTE, exp.Table))  # one walk of the (long) query
+    ctes = {node.alias_or_name for node in found if isinstance(node, exp.CTE)}
+    for table in (node for node in found if isinstance(node, exp.Table)):
         if not table.db and table.name in ctes:
             continue
         if (table.catalog, table.db, table.name) != (source.project, source.dataset, source.table):
