@@ -20,9 +20,9 @@ load the compiled module (well under a second): see ``_runtime``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from agent_telemetry._lazy import lazy_getattr
 from agent_telemetry.analyze._errors import (
     ANALYZE_EXTRA,
     INSTALL_HINT,
@@ -65,13 +65,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 __all__ = [

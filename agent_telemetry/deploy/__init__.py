@@ -17,8 +17,9 @@ modules that talk to BigQuery raise ``BigQueryError`` naming the extra when it i
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agent_telemetry._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from agent_telemetry.deploy._apply import ApplyResult, apply_plan
@@ -49,13 +50,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 __all__ = [

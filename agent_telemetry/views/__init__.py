@@ -26,9 +26,9 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from agent_telemetry._lazy import lazy_getattr
 from agent_telemetry.views._describe import (
     ENVELOPE_COLUMNS,
     QUALITY_COLUMNS,
@@ -94,13 +94,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 __all__ = [

@@ -16,8 +16,9 @@ a file neither can read raises ``LoadError``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agent_telemetry._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from agent_telemetry.warehouse._checklogs import LogCheckReport, check_logs
@@ -56,13 +57,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 __all__ = [
