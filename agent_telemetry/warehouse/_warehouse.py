@@ -89,6 +89,11 @@ def local_views(config: DeploymentConfig) -> tuple[ViewDefinition, ...]:
     return generate_views(config, LOCAL_LAYOUT)
 
 
+# DuckDB's memory limit for a database file (``--db``): loads of any size then stay
+# within about 2 GB of RSS, DuckDB's buffers plus the loader's (bench/warehouse.py --sizes).
+FILE_MEMORY_LIMIT = "1GB"
+
+
 class Warehouse:
     """A DuckDB database (in memory, or the file ``path``) with the sink table and views."""
 
@@ -99,8 +104,14 @@ class Warehouse:
         config: DeploymentConfig | None = None,
         schema: Sequence[Mapping[str, Any]] | None = None,
         table: str = SINK_TABLE,
+        memory_limit: str | None = None,
     ) -> None:
         self.con = duckdb.connect(":memory:" if path is None else str(path))
+        # A database file spills to disk beside it past this limit, so memory stays
+        # bounded whatever the logs' size; in memory, DuckDB's own default (80% of RAM).
+        limit = memory_limit or (FILE_MEMORY_LIMIT if path is not None else None)
+        if limit is not None:
+            self.con.execute("SET memory_limit = ?", [limit])
         # The views' DATE(timestamp) is a UTC day, as in BigQuery.
         self.con.execute("SET TimeZone = 'UTC'")
         # Row order is never relied on (every query orders); unordered loads are faster.
