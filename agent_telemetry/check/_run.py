@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_telemetry.check._beside import run_beside
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
 from agent_telemetry.check._definition import (
     definition_finding,
@@ -151,14 +152,19 @@ def run_check(
 
     # Each committed view file is read and parsed once, for the bindings and versions stages.
     files = CommittedViews(sql_dir or GENERATED_DIR)
-    found, checked = binding_findings(
-        versions.values(), committed=files, dedupe=config.source.dedupe
-    )
-    report.stage(BINDINGS_STAGE, found, f"{checked} committed views read back")
-    try:
-        report.stage(GENERATED_STAGE, generated_drift(config_path, sql_dir, docs_path, specs))
+
+    def bindings() -> tuple[list[Finding], int]:
+        return binding_findings(versions.values(), committed=files, dedupe=config.source.dedupe)
+
+    def drift() -> list[Finding]:
+        return generated_drift(config_path, sql_dir, docs_path, specs)
+
+    try:  # independent: the drift stage regenerates every view while bindings reads them
+        (found, checked), drifted = run_beside(bindings, drift)
     except ViewBuildError as exc:
         raise CheckUsageError(f"the views cannot be generated: {exc}") from None
+    report.stage(BINDINGS_STAGE, found, f"{checked} committed views read back")
+    report.stage(GENERATED_STAGE, drifted)
     report.stage(
         VERSIONS_STAGE,
         kept_view_findings(current, lock_text, lock_path, committed=files),

@@ -48,18 +48,21 @@ def _column_line(sql: str, column: str) -> int | None:
 
 
 def _dedupe_findings(
-    sql: str, layout: Layout, dedupe: bool, path: Path, event: str | None
+    view: CommittedView, layout: Layout, dedupe: bool, event: str | None
 ) -> list[Finding]:
+    """VIEW_DEDUPE findings of a committed view, read from its one parse (the parse
+    error, when the file does not parse)."""
+    read = view.text if view.tree is None else view.tree
     return [
         Finding(
             BINDINGS_STAGE,
             "VIEW_DEDUPE",
             f"{layout} view: {problem}",
             event=event,
-            file=display_path(path),
-            line=_column_line(sql, "QUALIFY") or 1,
+            file=display_path(view.path),
+            line=_column_line(view.text, "QUALIFY") or 1,
         )
-        for problem in dedupe_violations(sql, layout, dedupe)
+        for problem in dedupe_violations(read, layout, dedupe)
     ]
 
 
@@ -129,7 +132,7 @@ def binding_findings(
                 continue  # a missing file is the drift stage's finding
             checked += 1
             if view.tree is not None:  # a file that does not parse is reported once, below
-                findings += _dedupe_findings(view.text, layout, dedupe, view.path, spec.name)
+                findings += _dedupe_findings(view, layout, dedupe, spec.name)
             query = view.text if view.tree is None else view.tree
             for problem in binding_violations(query, spec, layout, name, specs):
                 column = None if problem.column == "*" else problem.column
@@ -146,7 +149,7 @@ def binding_findings(
                 )
         quality = committed.get(layout, QUALITY_VIEW)
         if quality is not None:  # held to the dedupe form too; the count is of event views
-            findings += _dedupe_findings(quality.text, layout, dedupe, quality.path, None)
+            findings += _dedupe_findings(quality, layout, dedupe, None)
     return findings, checked
 
 

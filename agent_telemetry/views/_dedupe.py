@@ -27,8 +27,8 @@ from agent_telemetry.views._sink import INSERT_ID_COLUMN
 TIMESTAMP = "timestamp"
 
 
-def _query(sql: str) -> exp.Expr:
-    tree = sqlglot.parse_one(sql, dialect=DIALECT)
+def _query(sql: str | exp.Expr) -> exp.Expr:
+    tree = sql if isinstance(sql, exp.Expr) else sqlglot.parse_one(sql, dialect=DIALECT)
     if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query):
         return tree.expression
     return tree
@@ -103,9 +103,10 @@ def _keeps_first_copy(condition: exp.Expr, alias: str, insert_id: str) -> bool:
     return len(no_id) == 1 and len(first) == 1
 
 
-def dedupe_violations(sql: str, layout: Layout, dedupe: bool) -> list[str]:
-    """Every way ``sql`` (a view's query or its CREATE VIEW) departs from the dedupe form
-    ``dedupe`` asks for; empty when it keeps exactly the rows promised."""
+def dedupe_violations(sql: str | exp.Expr, layout: Layout, dedupe: bool) -> list[str]:
+    """Every way ``sql`` (a view's query or its CREATE VIEW, as text or as parsed by
+    ``parse_view``; the tree is only read) departs from the dedupe form ``dedupe`` asks
+    for; empty when it keeps exactly the rows promised."""
     try:
         tree = _query(sql)
     except SqlglotError as exc:
