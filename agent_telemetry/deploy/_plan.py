@@ -359,7 +359,11 @@ def read_deployed(warehouse: BigQueryWarehouse, view: ViewDefinition) -> Deploye
 
 
 def plan_view(warehouse: BigQueryWarehouse, view: ViewDefinition, dry_run: DryRun) -> ViewPlan:
-    deployed = read_deployed(warehouse, view)
+    return view_plan(view, read_deployed(warehouse, view), dry_run)
+
+
+def view_plan(view: ViewDefinition, deployed: DeployedView, dry_run: DryRun) -> ViewPlan:
+    """One view's line in the plan, from what is deployed and the generated view's dry run."""
     verdict = judge_view(view, deployed)
     state = deployed.state
     diff = ""
@@ -397,24 +401,30 @@ def make_plan(
             raise PlanError(f"{view.name}: generated for another target dataset")
     sink = _sink_plan(warehouse, config, chosen)
     planned = tuple(plan_view(warehouse, v, warehouse.dry_run(v.query)) for v in views)
-    target_name = f"{target.project}.{target.dataset}"
-    source = f"{config.source.project}.{config.source.dataset}.{config.source.table_for(chosen)}"
-    plan_hash = compute_plan_hash(
-        target=target_name,
-        source=source,
+    return assemble_plan(
+        target=f"{target.project}.{target.dataset}",
+        source=f"{config.source.project}.{config.source.dataset}.{config.source.table_for(chosen)}",
         layout=chosen,
+        views=planned,
+        sink=sink,
+    )
+
+
+def assemble_plan(
+    *, target: str, source: str, layout: Layout, views: tuple[ViewPlan, ...], sink: SinkPlan
+) -> DeploymentPlan:
+    """The plan of ``views`` and ``sink``, with the hash an approval records."""
+    plan_hash = compute_plan_hash(
+        target=target,
+        source=source,
+        layout=layout,
         views=(
             (v.name, v.action, v.view.sql_sha256, v.definition_sha256, v.deployed_sha256)
-            for v in planned
+            for v in views
         ),
         sink_table=sink.table_id,
         sink_missing=sink.missing_paths,
     )
     return DeploymentPlan(
-        target=target_name,
-        source=source,
-        layout=chosen,
-        views=planned,
-        sink=sink,
-        plan_hash=plan_hash,
+        target=target, source=source, layout=layout, views=views, sink=sink, plan_hash=plan_hash
     )
