@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,26 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return str(super()._split_scope(nodeid))
 
     return EmulatorTestsTogether(config, log)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under ``make mutation``, empty the package's caches before each mutant's tests.
+
+    mutmut runs each mutant's tests in a process forked from one whose caches (event
+    plans, ``functools.cache`` results) were filled before the mutant was switched on, so
+    a mutant in code that builds a cached value would never run: it survives unseen.
+    """
+    if not os.environ.get("MUTANT_UNDER_TEST"):
+        return
+    for name, module in list(sys.modules.items()):
+        if name.startswith("agent_telemetry") and module is not None:
+            for value in list(vars(module).values()):
+                if callable(clear := getattr(value, "cache_clear", None)):
+                    clear()
+    from agent_telemetry.emit import _validate
+
+    _validate._PLANS.clear()
+    _validate.PLANS_BY_NAME.clear()
 
 
 @pytest.fixture(scope="session")
