@@ -75,12 +75,14 @@ docs: $(STAMP)
 # `check` includes the drift check of views-check.
 test: lint imports typecheck pytest check docs
 
-# Mutation testing of the modules that carry the package's promises ([tool.mutmut] in
-# pyproject.toml, docs/testing.md). Not part of `make test`: it reruns the tests once per
-# mutant. Incremental: results stay in mutants/ and only mutants of changed functions rerun.
+# Mutation testing of the modules that carry the package's promises, one group of modules
+# against its own tests at a time (scripts/mutation.py, docs/testing.md). Not part of
+# `make test`: it reruns the tests once per mutant. Incremental: each group's results stay
+# in .mutation/<group>/mutants/ and only mutants of changed functions rerun.
+# MUTATION_GROUP=emit (schema, emit, views, deploy, warehouse) runs one group.
+MUTATION_GROUP ?=
 mutation: $(STAMP)
-	$(BIN)/mutmut run --max-children 2
-	$(BIN)/python scripts/mutation_report.py
+	$(BIN)/python scripts/mutation.py $(if $(MUTATION_GROUP),--group $(MUTATION_GROUP))
 
 clean:
-	rm -rf $(VENV) $(EMU_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis mutants
+	rm -rf $(VENV) $(EMU_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis mutants .mutation

@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 TARGET = 0.90
@@ -20,7 +21,16 @@ EQUIVALENT = REPO / "tests" / "mutation" / "equivalent.txt"
 MUTMUT = Path(sys.executable).with_name("mutmut")
 
 
+def mutated_modules() -> set[str]:
+    """The dotted names of the modules this run mutates ([tool.mutmut] only_mutate)."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    paths = config["tool"]["mutmut"]["only_mutate"]
+    return {path.removesuffix(".py").replace("/", ".") for path in paths}
+
+
 def equivalent_mutants() -> dict[str, str]:
+    """The listed equivalent mutants of the modules this run mutates."""
+    modules = mutated_modules()
     listed: dict[str, str] = {}
     for number, line in enumerate(EQUIVALENT.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
@@ -28,7 +38,8 @@ def equivalent_mutants() -> dict[str, str]:
         name, sep, why = line.partition("#")
         if not sep or not why.strip():
             sys.exit(f"{EQUIVALENT.name}:{number}: each entry needs `# why`")
-        listed[name.strip()] = why.strip()
+        if name.strip().rsplit(".", 1)[0] in modules:
+            listed[name.strip()] = why.strip()
     return listed
 
 
