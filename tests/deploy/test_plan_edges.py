@@ -36,6 +36,7 @@ from agent_telemetry.deploy._approval import (
     write_approval,
 )
 from agent_telemetry.deploy._plan import (
+    ACTIONS,
     META_LABEL,
     PENDING,
     SQL_LABEL,
@@ -52,12 +53,13 @@ from agent_telemetry.deploy._plan import (
     sql_digest,
     view_plan,
 )
-from agent_telemetry.deploy._sink import MissingField
+from agent_telemetry.deploy._sink import MissingField, missing_payload_fields
 from agent_telemetry.deploy._types import DryRun, TableState
 from agent_telemetry.views import TableField, ViewDefinition
 from agent_telemetry.views._render import ColumnDoc
 from tests.deploy.test_approval import _sha, record
 from tests.deploy.test_approval_gate import FIRST, PARTITIONED, SINK, plan, unmanaged
+from tests.deploy.test_plan import as_applied
 
 QUERY = "SELECT\n  1 AS a,\n  'x' AS b\n"
 
@@ -599,3 +601,35 @@ def test_uncovered_sink_fields_are_listed_comma_separated() -> None:
         "sink fields to add that the approval does not cover: "
         "jsonPayload.a INTEGER, jsonPayload.b STRING"
     ]
+
+
+def _plan_of(deployed: dict[int, DeployedView], missing: bool = False) -> Any:
+    lines = tuple(
+        view_plan(v, deployed.get(i, DeployedView(None)), DryRun(()))
+        for i, v in enumerate(PARTITIONED)
+    )
+    gaps = missing_payload_fields((), "partitioned") if missing else ()
+    return assemble_plan(
+        target="p.d",
+        source=SINK,
+        layout="partitioned",
+        views=lines,
+        sink=SinkPlan(table_id=SINK, state=None, missing=gaps),
+    )
+
+
+def test_exit_code_is_0_with_nothing_to_do_and_2_with_changes_pending() -> None:
+    """``views plan --exit-code``: CI reads 0 as in sync and 2 as changes pending."""
+    settled = {i: as_applied(v) for i, v in enumerate(PARTITIONED)}
+    assert _plan_of(settled).exit_code() == 0
+    assert _plan_of({**settled, 0: DeployedView(None)}).exit_code() == 2
+    assert _plan_of(settled, missing=True).exit_code() == 2  # only sink fields to add
+
+
+def test_counts_give_each_action_its_number_of_views() -> None:
+    settled = {i: as_applied(v) for i, v in enumerate(PARTITIONED)}
+    counts = _plan_of({**settled, 0: DeployedView(None), 1: DeployedView(None)}).counts()
+    assert counts["create"] == 2
+    assert counts["unchanged"] == len(PARTITIONED) - 2
+    assert sum(counts.values()) == len(PARTITIONED)
+    assert set(counts) == set(ACTIONS)
