@@ -115,12 +115,12 @@ def write_lines(path: Path, count: int, seed: int = 5) -> None:
 Times = tuple[float, float]  # (wall, cpu) seconds
 
 
-def _clock() -> Times:
+def clock() -> Times:
     return time.perf_counter(), time.process_time()
 
 
-def _since(start: Times) -> Times:
-    wall, cpu = _clock()
+def since(start: Times) -> Times:
+    wall, cpu = clock()
     return wall - start[0], cpu - start[1]
 
 
@@ -143,33 +143,33 @@ class Ours:
 def ours(path: Path, db: Path | None = None) -> Ours:
     """What ``preview`` does before its summaries: load, create the views, query one."""
     with Warehouse(db) as wh:
-        started = _clock()
+        started = clock()
         wh.load([path])
-        load = _since(started)
-        started = _clock()
+        load = since(started)
+        started = clock()
         wh.create_views()
-        views = _since(started)
-        started = _clock()
+        views = since(started)
+        started = clock()
         rows = wh.rows(OURS)
-        query = _since(started)
+        query = since(started)
     return Ours(load, views, query, rows)
 
 
 def materialised(path: Path) -> tuple[Times, list[tuple[Any, ...]]]:
     """What an analyst would type to ask a file many questions: a table, then the query."""
     with duckdb.connect() as con:
-        started = _clock()
+        started = clock()
         con.execute("CREATE TABLE t AS SELECT * FROM read_json_auto(?)", [str(path)])
         rows = con.execute(QUERY.format(source=TABLE_SOURCE)).fetchall()
-        return _since(started), rows
+        return since(started), rows
 
 
 def streaming(path: Path) -> tuple[Times, list[tuple[Any, ...]]]:
     """One question, answered straight from the file: stores nothing."""
     with duckdb.connect() as con:
-        started = _clock()
+        started = clock()
         rows = con.execute(STREAMING, [str(path)]).fetchall()
-        return _since(started), rows
+        return since(started), rows
 
 
 def _best(runs: list[Times]) -> Times:
@@ -213,9 +213,9 @@ def dedupe_cost(path: Path, rounds: int) -> None:
             results = {}
             for _ in range(rounds):
                 for name, query in queries.items():
-                    started = _clock()
+                    started = clock()
                     results[name] = wh.rows(query)
-                    runs[name].append(_since(started))
+                    runs[name].append(since(started))
             if results["with_dedupe"] != results["without_dedupe"]:
                 raise SystemExit("dedupe changed the aggregate of a file without duplicates")
             with_, without = _best(runs["with_dedupe"]), _best(runs["without_dedupe"])

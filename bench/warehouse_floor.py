@@ -32,12 +32,17 @@ from typing import Any
 
 import duckdb
 import orjson
-from warehouse import materialised, ours, write_lines
+from warehouse import Times, clock, materialised, ours, since, write_lines
 
 from agent_telemetry.warehouse import Warehouse
-from agent_telemetry.warehouse._judge import INVALID, PAYLOAD_KINDS, READERS, read_timestamp
+from agent_telemetry.warehouse._judge import (
+    _NUMBER,
+    INVALID,
+    PAYLOAD_KINDS,
+    READERS,
+    read_timestamp,
+)
 
-Times = tuple[float, float]
 DUCKDB_TYPE = {"int": "BIGINT", "string": "VARCHAR", "bool": "BOOLEAN", "strings": "VARCHAR[]"}
 SINK_COLUMNS = {
     key: "TIMESTAMPTZ" if key == "time" else DUCKDB_TYPE[kind]
@@ -53,19 +58,10 @@ PROBES = {
 }
 
 
-def _clock() -> Times:
-    return time.perf_counter(), time.process_time()
-
-
-def _since(start: Times) -> Times:
-    wall, cpu = _clock()
-    return wall - start[0], cpu - start[1]
-
-
 def _timed(action: Callable[[], object]) -> Times:
-    started = _clock()
+    started = clock()
     action()
-    return _since(started)
+    return since(started)
 
 
 def _struct(columns: dict[str, str]) -> str:
@@ -84,15 +80,12 @@ def typed_read(path: Path) -> Times:
         )
 
 
-_NUMBER = r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?"
-
-
 def _integral(text: str) -> str:
     """SQL: the integer a JSON number's text holds, NULL when it is not integral."""
     double = f"TRY_CAST({text} AS DOUBLE)"
     return (
         f"(CASE WHEN regexp_full_match({text}, '-?[0-9]+') THEN TRY_CAST({text} AS BIGINT) "
-        f"WHEN regexp_full_match({text}, '{_NUMBER}') AND isfinite({double}) "
+        f"WHEN regexp_full_match({text}, '{_NUMBER.pattern}') AND isfinite({double}) "
         f"AND {double} = trunc({double}) THEN TRY_CAST({double} AS BIGINT) END)"
     )
 
@@ -131,7 +124,7 @@ def judged_in_sql(path: Path) -> Times:
         "delim='\\x01', quote='', escape='', new_line='\\n')"
     )
     with duckdb.connect() as con:
-        started = _clock()
+        started = clock()
         con.execute(
             "CREATE TEMP TABLE fragments AS SELECT * FROM read_json(?, "
             f"format='newline_delimited', columns={_struct(fragments)})",
@@ -142,7 +135,7 @@ def judged_in_sql(path: Path) -> Times:
             "CAST(json_extract_string(time, '$') AS TIMESTAMPTZ) AS timestamp FROM fragments"
         )
         con.execute(scan, [str(path)]).fetchall()
-        return _since(started)
+        return since(started)
 
 
 def python_floor(path: Path, lines: int) -> dict[str, float]:

@@ -99,15 +99,13 @@ def prepare(group: str) -> Path:
             shutil.copy2(source, copy / name)
     pyproject = copy / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
-    for key, value in (
-        ("only_mutate", modules),
-        ("pytest_add_cli_args_test_selection", tests),
-    ):
-        text, found = re.subn(
-            rf"^{key} = \[.*?\]", f"{key} = {_toml_list(value)}", text, flags=re.M | re.S
-        )
-        if found != 1:
-            sys.exit(f"pyproject.toml: [tool.mutmut] {key} not found")
+    own = (
+        f"only_mutate = {_toml_list(modules)}\n"
+        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
+    )
+    text, found = re.subn(r"^\[tool\.mutmut\]\n", lambda m: m.group(0) + own, text, flags=re.M)
+    if found != 1:
+        sys.exit("pyproject.toml: no [tool.mutmut] table")
     pyproject.write_text(text, encoding="utf-8")
     return copy
 

@@ -603,32 +603,19 @@ def test_uncovered_sink_fields_are_listed_comma_separated() -> None:
     ]
 
 
-def _plan_of(deployed: dict[int, DeployedView], missing: bool = False) -> Any:
-    lines = tuple(
-        view_plan(v, deployed.get(i, DeployedView(None)), DryRun(()))
-        for i, v in enumerate(PARTITIONED)
-    )
-    gaps = missing_payload_fields((), "partitioned") if missing else ()
-    return assemble_plan(
-        target="p.d",
-        source=SINK,
-        layout="partitioned",
-        views=lines,
-        sink=SinkPlan(table_id=SINK, state=None, missing=gaps),
-    )
-
-
 def test_exit_code_is_0_with_nothing_to_do_and_2_with_changes_pending() -> None:
     """``views plan --exit-code``: CI reads 0 as in sync and 2 as changes pending."""
-    settled = {i: as_applied(v) for i, v in enumerate(PARTITIONED)}
-    assert _plan_of(settled).exit_code() == 0
-    assert _plan_of({**settled, 0: DeployedView(None)}).exit_code() == 2
-    assert _plan_of(settled, missing=True).exit_code() == 2  # only sink fields to add
+    settled = {v.name: as_applied(v) for v in PARTITIONED}
+    assert plan(deployed=settled).exit_code() == 0
+    assert plan(deployed={**settled, FIRST: DeployedView(None)}).exit_code() == 2
+    gaps = SinkPlan(table_id=SINK, state=None, missing=missing_payload_fields((), "partitioned"))
+    assert plan(deployed=settled, sink=gaps).exit_code() == 2  # only sink fields to add
 
 
 def test_counts_give_each_action_its_number_of_views() -> None:
-    settled = {i: as_applied(v) for i, v in enumerate(PARTITIONED)}
-    counts = _plan_of({**settled, 0: DeployedView(None), 1: DeployedView(None)}).counts()
+    settled = {v.name: as_applied(v) for v in PARTITIONED}
+    created = {PARTITIONED[0].name: DeployedView(None), PARTITIONED[1].name: DeployedView(None)}
+    counts = plan(deployed={**settled, **created}).counts()
     assert counts["create"] == 2
     assert counts["unchanged"] == len(PARTITIONED) - 2
     assert sum(counts.values()) == len(PARTITIONED)

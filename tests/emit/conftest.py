@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +17,22 @@ from typing import Any
 import pytest
 
 from agent_telemetry.emit import configure, reset_counters, reset_defaults, settings
+
+
+class HalfThenWait(io.StringIO):
+    """Writes half a line, sets ``entered``, waits for ``finish``, then writes the rest:
+    a fork in between would copy half a line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered, self.finish = threading.Event(), threading.Event()
+
+    def write(self, text: str) -> int:
+        half = len(text) // 2
+        super().write(text[:half])
+        self.entered.set()
+        self.finish.wait(30)
+        return super().write(text[half:]) + half
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from agent_telemetry.emit import (
     reset_defaults,
 )
 from agent_telemetry.emit._config import SHARED
-from tests.emit.conftest import run_python, wait_or_kill
+from tests.emit.conftest import HalfThenWait, run_python, wait_or_kill
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -186,19 +186,8 @@ def test_a_fork_waits_for_the_line_another_thread_is_writing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_output, "FORK_WAIT_SECONDS", 20.0)  # ample, on a loaded machine
-    entered, finish = threading.Event(), threading.Event()
-
-    class Slow(io.StringIO):
-        """Writes half a line, waits, then the rest: a fork in between copies half."""
-
-        def write(self, text: str) -> int:
-            half = len(text) // 2
-            super().write(text[:half])
-            entered.set()
-            finish.wait(30)
-            return super().write(text[half:]) + half
-
-    stream = Slow()
+    stream = HalfThenWait()
+    entered, finish = stream.entered, stream.finish
     configure(stream=stream)
     result = tmp_path / "child.txt"
 

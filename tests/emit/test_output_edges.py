@@ -38,7 +38,7 @@ from agent_telemetry.emit import _output, configure, counters, emit, reset_count
 from agent_telemetry.emit._counters import TelemetryCounters
 from agent_telemetry.emit._logger import TelemetryLogger, make_logger
 from agent_telemetry.emit._output import Shared
-from tests.emit.conftest import wait_or_kill
+from tests.emit.conftest import HalfThenWait, wait_or_kill
 
 NOW = 1_767_225_600_000_000_000  # a fixed clock: lines are known to the byte
 
@@ -338,19 +338,8 @@ def test_a_fork_of_a_fresh_shared_state_waits_for_the_line_being_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_output, "FORK_WAIT_SECONDS", 20.0)  # ample, on a loaded machine
-    entered, finish = threading.Event(), threading.Event()
-
-    class Slow(io.StringIO):
-        """Writes half a line, waits, then the rest: a fork in between copies half."""
-
-        def write(self, text: str) -> int:
-            half = len(text) // 2
-            super().write(text[:half])
-            entered.set()
-            finish.wait(30)
-            return super().write(text[half:]) + half
-
-    stream = Slow()
+    stream = HalfThenWait()
+    entered, finish = stream.entered, stream.finish
     logger = logger_over(Shared(), stream)
 
     def child() -> dict[str, Any]:
