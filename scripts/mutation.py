@@ -10,21 +10,32 @@ neither killed nor listed in ``tests/mutation/equivalent.txt``.
 
 One run over every module and the whole suite cannot work: tests that start
 ``agent-telemetry`` in a copy of the repository import the mutated package from a folder
-without mutmut's configuration, and fail before any mutant runs. The emulator tests are
-left out too (minutes per mutant); ``tests/deploy/test_approval_gate.py`` covers the gate
-without a server.
+without mutmut's configuration, and fail before any mutant runs.
+
+The deploy group also runs ``tests/deploy/bigquery/test_deploy.py``: plan, apply and the
+reads behind them only meet a server there. One emulator serves all its mutants (started
+here, named to the tests by ``AGENT_TELEMETRY_BQEMULATOR_ENDPOINT``) instead of one per
+mutant. The emulator's CLI and docs transcript tests stay out: they run the command in a
+subprocess, which mutmut cannot observe.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from tests.deploy.bigquery.emulator import ENDPOINT_ENV, running_emulator  # noqa: E402
+
 WORK = REPO / ".mutation"
 MUTMUT = Path(sys.executable).with_name("mutmut")
 SLOW = (
@@ -32,9 +43,16 @@ SLOW = (
     "::test_emit_from_a_signal_handler_during_two_million_emits_finishes"
 )
 
-# group -> (modules to mutate, pytest arguments selecting their tests)
-GROUPS: dict[str, tuple[list[str], list[str]]] = {
-    "schema": (
+
+@dataclass(frozen=True)
+class Group:
+    modules: list[str]  # the files mutated
+    tests: list[str]  # pytest arguments selecting their tests
+    emulator: bool = False  # the tests need a BigQuery emulator
+
+
+GROUPS: dict[str, Group] = {
+    "schema": Group(
         [
             "agent_telemetry/schema/rules.py",
             "agent_telemetry/schema/identifiers.py",
@@ -45,7 +63,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["tests/schema"],
     ),
-    "emit": (
+    "emit": Group(
         [
             "agent_telemetry/emit/_validate.py",
             "agent_telemetry/emit/_fast_record.py",
@@ -54,7 +72,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["tests/emit", f"--deselect={SLOW}"],
     ),
-    "views": (
+    "views": Group(
         [
             "agent_telemetry/views/_bindings.py",
             "agent_telemetry/views/_render.py",
@@ -62,15 +80,21 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["tests/views"],
     ),
-    "deploy": (
+    "deploy": Group(
         [
             "agent_telemetry/deploy/_approval.py",
             "agent_telemetry/deploy/_plan.py",
             "agent_telemetry/deploy/_apply.py",
         ],
-        ["tests/deploy", "--ignore=tests/deploy/bigquery"],
+        [
+            "tests/deploy",
+            "--ignore=tests/deploy/bigquery/test_cli.py",
+            "--ignore=tests/deploy/bigquery/test_docs_transcripts.py",
+            "--ignore=tests/deploy/bigquery/test_dedupe.py",
+        ],
+        emulator=True,
     ),
-    "warehouse": (
+    "warehouse": Group(
         [
             "agent_telemetry/warehouse/_load.py",
             "agent_telemetry/warehouse/_load_scan.py",
@@ -87,7 +111,7 @@ def _toml_list(items: list[str]) -> str:
 
 def prepare(group: str) -> Path:
     """The group's copy: the tracked files as they are now, its own [tool.mutmut]."""
-    modules, tests = GROUPS[group]
+    modules, tests = GROUPS[group].modules, GROUPS[group].tests
     copy = WORK / group
     tracked = subprocess.run(
         ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
@@ -112,8 +136,14 @@ def prepare(group: str) -> Path:
 
 def run(group: str, children: int) -> int:
     copy = prepare(group)
-    print(f"== {group}: {', '.join(GROUPS[group][0])}", flush=True)
-    subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=copy, check=False)
+    print(f"== {group}: {', '.join(GROUPS[group].modules)}", flush=True)
+    env = dict(os.environ)
+    with ExitStack() as stack:
+        if GROUPS[group].emulator:
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            env[ENDPOINT_ENV] = stack.enter_context(running_emulator(workdir)).endpoint
+        command = [str(MUTMUT), "run", "--max-children", str(children)]
+        subprocess.run(command, cwd=copy, env=env, check=False)
     report = subprocess.run(
         [sys.executable, str(copy / "scripts" / "mutation_report.py")], cwd=copy, check=False
     )

@@ -20,6 +20,7 @@ Emulator gaps (bqemulator 1.4.0) the deployment is designed around, not tested l
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -73,8 +74,9 @@ _counter = itertools.count()
 
 @pytest.fixture
 def dataset_names(bq_client: Any, bq_retry: Any) -> tuple[str, str]:
-    """A fresh source and target dataset per test, so tests share one emulator safely."""
-    n = next(_counter)
+    """A fresh source and target dataset per test, so tests share one emulator safely
+    (named by process too: a shared emulator serves many test processes)."""
+    n = f"{os.getpid()}_{next(_counter)}"
     source, target = f"logs_{n}", f"telemetry_{n}"
     for name in (source, target):
         bq_client.create_dataset(f"{PROJECT}.{name}", retry=bq_retry)

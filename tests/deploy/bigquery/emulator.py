@@ -22,6 +22,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
 EMULATOR_ENV = "AGENT_TELEMETRY_BQEMULATOR"
+# An emulator already running (``scripts/mutation.py`` starts one for all the deploy
+# group's mutants): the tests use it instead of starting their own.
+ENDPOINT_ENV = "AGENT_TELEMETRY_BQEMULATOR_ENDPOINT"
 DEFAULT_EMULATOR = REPO / ".venv-bqemulator" / "bin" / "bqemulator"
 PROJECT = "at-emulator"
 START_TIMEOUT_S = 90.0  # two shared cores; a cold start takes a few seconds
@@ -89,7 +92,14 @@ def executable() -> Path:
 
 @contextmanager
 def running_emulator(workdir: Path) -> Iterator[Emulator]:
-    """A started emulator (stopped on exit); raises EmulatorError with the reason."""
+    """A started emulator (stopped on exit), or the one ENDPOINT_ENV names (left running);
+    raises EmulatorError with the reason."""
+    shared = os.environ.get(ENDPOINT_ENV)
+    if shared:
+        if not _ready(shared):
+            raise EmulatorError(f"{ENDPOINT_ENV}={shared}: no emulator answers /readyz there")
+        yield Emulator(endpoint=shared, project=PROJECT, log=workdir / "emulator.log")
+        return
     program = executable()
     if not program.is_file():
         raise EmulatorError(
