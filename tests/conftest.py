@@ -41,14 +41,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Under ``make mutation``, empty the package's caches before each mutant's tests.
+    """Under ``make mutation``, start each mutant's tests from fresh test modules and empty
+    the package's caches.
 
-    mutmut runs each mutant's tests in a process forked from one whose caches (event
-    plans, ``functools.cache`` results) were filled before the mutant was switched on, so
-    a mutant in code that builds a cached value would never run: it survives unseen.
+    mutmut runs each mutant's tests in a process forked from one that already ran them
+    before the mutant was switched on: the test modules' own values (``@cache`` helpers
+    such as ``_views()``, module-level views and plans) and the package's caches (event
+    plans, ``functools.cache`` results) were built by the original code, so a mutant in
+    code that builds them would never run: it survives unseen. Dropping the test modules
+    (not the conftests pytest holds) makes collection import them again.
     """
     if not os.environ.get("MUTANT_UNDER_TEST"):
         return
+    for name in [n for n in sys.modules if n.startswith("tests.")]:
+        if not name.endswith("conftest"):
+            del sys.modules[name]
     for name, module in list(sys.modules.items()):
         if name.startswith("agent_telemetry") and module is not None:
             for value in list(vars(module).values()):
