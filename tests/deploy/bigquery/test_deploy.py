@@ -519,8 +519,9 @@ def _elsewhere(config: DeploymentConfig, section: str, **changes: str) -> Deploy
 @pytest.mark.parametrize(
     ("section", "changes", "named"),
     [
-        ("target", {"dataset": "other_target"}, "target is"),
-        ("source", {"dataset": "other_source"}, "source is"),
+        # "{own}": this test's dataset in that section (unique per test and process)
+        ("target", {"dataset": "{own}_other"}, "target is"),
+        ("source", {"dataset": "{own}_other"}, "source is"),
         ("source", {"layout": "sharded"}, "layout is sharded, the approval is for partitioned"),
     ],
 )
@@ -535,9 +536,11 @@ def test_an_approval_for_another_target_source_or_layout_writes_nothing(
 ) -> None:
     views = event_views(loaded)
     approval = approve(make_plan(warehouse, loaded, views), APPROVER)
-    moved = _elsewhere(loaded, section, **changes)
-    for name in ("other_target", "other_source"):
-        bq_client.create_dataset(f"{loaded.target.project}.{name}", exists_ok=True, retry=bq_retry)
+    own = getattr(loaded, section).dataset
+    moved = _elsewhere(loaded, section, **{k: v.format(own=own) for k, v in changes.items()})
+    if "dataset" in changes:
+        dataset = getattr(moved, section).dataset
+        bq_client.create_dataset(f"{loaded.target.project}.{dataset}", retry=bq_retry)
     if section == "source" and "dataset" in changes:
         create_sink(bq_client, bq_retry, moved, sink_entries())
     moved_views = event_views(moved)
