@@ -61,13 +61,14 @@ def _payload_path(node: exp.Expr, payload: str) -> str | None:
     return f"{payload}.{key.lower()}" if key else f"{payload}.<unsupported path>"
 
 
-def _reads(node: exp.Expr, payload: str) -> set[str]:
-    """Sink columns (and payload keys) one lineage step reads, e.g. {'jsonpayload.lane'}."""
+def _reads(node: exp.Expr, payload: str, skip: frozenset[int] = frozenset()) -> set[str]:
+    """Sink columns (and payload keys) one lineage step reads, e.g. {'jsonpayload.lane'};
+    the columns whose ids are in ``skip`` are not the sink's and are left out."""
     found: set[str] = set()
-    covered: set[int] = set()
+    covered: set[int] = set(skip)
     for sub in node.walk():
         path = _payload_path(sub, payload)
-        if path is not None:
+        if path is not None and id(sub.this) not in skip:
             found.add(path)
             covered.update(id(c) for c in sub.find_all(exp.Column))
     for column in node.find_all(exp.Column):
@@ -101,10 +102,12 @@ def sources(column: str, scope: Scope, layout: Layout, schema: Schema) -> set[st
     assert isinstance(root, Node)
     reached: set[str] = set()
     for node in root.walk():
+        if _across_rows(node.expression):
+            reached.add(ACROSS_ROWS)
         if isinstance(node.source, exp.Unnest):
             # An element of an array the query unnests (``ARRAY(SELECT name FROM UNNEST(...)
-            # WHERE ...)``): it is made of what the UNNEST reads.
-            reached.update(_reads(node.source, payload))
+            # WHERE ...)``): it is made of what the UNNEST reads from the sink table.
+            reached.update(_unnest_reads(node.source, scope, payload))
             continue
         leaves = [d for d in node.downstream if isinstance(d.expression, exp.Table)]
         if not leaves:
@@ -116,6 +119,57 @@ def sources(column: str, scope: Scope, layout: Layout, schema: Schema) -> set[st
             expression = expression.this
         reached.update(_reads(expression, payload))
     return reached
+
+
+# What a column reaches when a step computes it from other lines than its own.
+ACROSS_ROWS = "<other rows>"
+
+
+def _across_rows(expression: exp.Expr) -> bool:
+    """Whether a step may take its value from another line than the one it shows: a
+    window (``LAG(...) OVER ()``), an aggregate, or a subquery that reads a table.
+
+    Lineage names the key a column reads, not the row it reads it from; without this, a
+    view showing the previous line's ``lane`` would pass for one bound to ``lane``.
+    """
+    for node in expression.walk():
+        if isinstance(node, (exp.Window, exp.AggFunc)):
+            return True
+        if isinstance(node, exp.Select) and node.find(exp.Table) is not None:
+            return True
+    return False
+
+
+def _unnest_reads(unnest: exp.Unnest, root: Scope, payload: str) -> set[str]:
+    """What an UNNEST reads from the sink table itself.
+
+    Each column is resolved where the UNNEST sits (its own scope, then outwards, as a
+    correlated reference is). A column of a CTE or subquery is left out: lineage follows
+    it as a node of its own, and counting its name here would take ``lines.timestamp``
+    (maybe a constant) for the sink's ``timestamp``. A column that resolves nowhere reads
+    as unresolved, so it can never pass for a field.
+    """
+    here = next((s for s in root.traverse() if s.expression is unnest), None)
+    skip: set[int] = set()
+    unresolved: set[str] = set()
+    for column in unnest.find_all(exp.Column):
+        origin = _origin(column.table, here)
+        if isinstance(origin, exp.Table):
+            continue
+        skip.add(id(column))
+        if origin is None:
+            unresolved.add(f"<unresolved {column.sql(dialect=DIALECT)}>")
+    return _reads(unnest, payload, frozenset(skip)) | unresolved
+
+
+def _origin(table: str, scope: Scope | None) -> exp.Expr | Scope | None:
+    """What the qualifier ``table`` names, seen from ``scope`` outwards."""
+    while scope is not None:
+        if table in scope.sources:
+            source: exp.Expr | Scope = scope.sources[table]
+            return source
+        scope = scope.parent
+    return None
 
 
 class _Unreadable(Exception):
