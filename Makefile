@@ -79,9 +79,10 @@ test: lint imports typecheck pytest check docs
 # against its own tests at a time (scripts/mutation.py, docs/testing.md). Not part of
 # `make test`: it reruns the tests once per mutant. Incremental: each group's results stay
 # in .mutation/<group>/mutants/ and only mutants of changed functions rerun.
-# MUTATION_GROUP=emit (schema, emit, views, deploy, warehouse) runs one group.
+# MUTATION_GROUP=emit (schema, emit, views, deploy, warehouse) runs one group;
+# MUTATION_GROUP=deploy-server (opt-in, hours) adds the emulator tests to deploy's.
 MUTATION_GROUP ?=
-mutation: $(STAMP)
+mutation: $(STAMP) $(if $(filter deploy-server,$(MUTATION_GROUP)),$(EMU_STAMP))
 	$(BIN)/python scripts/mutation.py $(if $(MUTATION_GROUP),--group $(MUTATION_GROUP))
 
 clean:

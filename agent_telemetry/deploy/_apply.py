@@ -137,6 +137,34 @@ def _blocked(plan: DeploymentPlan, adopt: bool) -> list[str]:
     return problems
 
 
+def refusals(
+    plan: DeploymentPlan, approval: Approval, *, adopt: bool, patch_sink: bool
+) -> tuple[str, ...]:
+    """Why apply must write nothing for ``plan``, in the order it checks; empty: go ahead.
+
+    The approval must cover the plan; no view may be blocked (a table in a view's place
+    always is, a drifted or unmanaged view is unless ``adopt``); every generated view must
+    dry-run, unless ``patch_sink`` is to add the sink fields first (then the views that
+    failed are dry-run again after the patch).
+    """
+    problems = approval_problems(approval, plan)
+    if problems:
+        return tuple(problems)
+    blocked = _blocked(plan, adopt)
+    if blocked:
+        return tuple(blocked)
+    sink = plan.sink
+    if plan.dry_run_failures and not (patch_sink and sink.missing):
+        failures = [f"{v.name}: dry run failed: {v.dry_run.error}" for v in plan.dry_run_failures]
+        if sink.missing:
+            failures.append(
+                f"the sink lacks {len(sink.missing)} payload field(s); "
+                "--patch-sink adds them (NULLABLE) before the views are written"
+            )
+        return tuple(failures)
+    return ()
+
+
 def apply_plan(
     warehouse: BigQueryWarehouse,
     config: DeploymentConfig,
@@ -149,24 +177,13 @@ def apply_plan(
 ) -> ApplyResult:
     """Apply the approved plan; see the module docstring for when it writes nothing."""
     plan = make_plan(warehouse, config, views, layout)
-    refused = approval_problems(approval, plan)
+    refused = refusals(plan, approval, adopt=adopt, patch_sink=patch_sink)
     if refused:
-        return ApplyResult(plan, refused=tuple(refused))
-    blocked = _blocked(plan, adopt)
-    if blocked:
-        return ApplyResult(plan, refused=tuple(blocked))
+        return ApplyResult(plan, refused=refused)
 
     outputs = {v.name: v.dry_run for v in plan.views}
     sink_patched: tuple[str, ...] = ()
     sink = plan.sink
-    if not all(d.ok for d in outputs.values()) and not (patch_sink and sink.missing):
-        failures = [f"{n}: dry run failed: {d.error}" for n, d in outputs.items() if not d.ok]
-        if sink.missing:
-            failures.append(
-                f"the sink lacks {len(sink.missing)} payload field(s); "
-                "--patch-sink adds them (NULLABLE) before the views are written"
-            )
-        return ApplyResult(plan, refused=tuple(failures))
     if patch_sink and sink.missing and sink.state is not None and sink.table_id is not None:
         try:
             warehouse.set_schema(
