@@ -25,6 +25,8 @@ _QUOTE = ord('"')
 _COMMA = ord(",")
 _ARRAY_OPEN = ord("[")
 _ARRAY_CLOSE = ord("]")
+# A BOM between two arrays: files concatenated (`cat a.json b.json`), b saved with one.
+_BOM = b"\xef\xbb\xbf"
 
 
 def nesting(data: bytes, limit: int | None = None) -> tuple[int, bool]:
@@ -94,6 +96,7 @@ class ArraySplitter:
         self.size = 0
         self.deepest = 0
         self.done = False  # after trailing garbage, nothing more is read
+        self.held = b""  # the start of a BOM between arrays that the data ended in
 
     def _keep(self, data: bytes, start: int, end: int) -> None:
         if end <= start:
@@ -133,8 +136,17 @@ class ArraySplitter:
                 pos = end + 1
                 continue
             if self.depth == 0:
+                if self.held:  # a BOM's first bytes ended the previous data
+                    data, pos = self.held + data[pos:], 0
+                    size, self.held = len(data), b""
                 pos = _WHITESPACE.match(data, pos).end()  # type: ignore[union-attr]
                 if pos >= size:
+                    return
+                if data.startswith(_BOM, pos):
+                    pos += len(_BOM)
+                    continue
+                if _BOM.startswith(data[pos:]):  # the data ends inside a BOM
+                    self.held = data[pos:]
                     return
                 if data[pos] != _ARRAY_OPEN:
                     self.done = True
@@ -171,6 +183,10 @@ class ArraySplitter:
 
     def finish(self) -> Iterator[Element | Broken]:
         """What the end of the data leaves: an element cut off, or an array never closed."""
+        if self.held:  # the data ended in the first bytes of a BOM: not another array
+            self.held = b""
+            yield Broken("trailing")
+            return
         if self.done or self.depth == 0:
             return
         if self.in_string or self.depth > 1:
