@@ -12,9 +12,10 @@ One run over every module and the whole suite cannot work: tests that start
 ``agent-telemetry`` in a copy of the repository import the mutated package from a folder
 without mutmut's configuration, and fail before any mutant runs.
 
-The deploy group runs the tests that need no server. ``--group deploy-server`` mutates
-the same modules against ``tests/deploy/bigquery/test_deploy.py`` as well, where plan,
-apply and the reads behind them meet a real server: one emulator serves all its mutants
+The deploy group mutates the modules that decide (approval, plan, what apply refuses)
+against the tests that need no server. ``--group deploy-server`` mutates the modules
+that read and write through the client (``_read``, ``_apply``) against
+``tests/deploy/bigquery/test_deploy.py`` as well: one emulator serves all its mutants
 (started here, named to the tests by ``AGENT_TELEMETRY_BQEMULATOR_ENDPOINT``). It is not
 in the default run: a mutant those tests do not kill costs their whole ~70 s, so the
 group takes hours on two cores. The emulator's CLI and docs transcript tests stay out:
@@ -53,11 +54,14 @@ class Group:
     emulator: bool = False  # the tests need a BigQuery emulator
 
 
+# The deploy modules that decide (no server): approval, plan, what apply refuses.
 DEPLOY_MODULES = [
     "agent_telemetry/deploy/_approval.py",
     "agent_telemetry/deploy/_plan.py",
-    "agent_telemetry/deploy/_apply.py",
+    "agent_telemetry/deploy/_decide.py",
 ]
+# The ones that read and write through the client: only the emulator tests reach them.
+DEPLOY_SERVER_MODULES = ["agent_telemetry/deploy/_read.py", "agent_telemetry/deploy/_apply.py"]
 GROUPS: dict[str, Group] = {
     "schema": Group(
         [
@@ -89,7 +93,7 @@ GROUPS: dict[str, Group] = {
     ),
     "deploy": Group(DEPLOY_MODULES, ["tests/deploy", "--ignore=tests/deploy/bigquery"]),
     "deploy-server": Group(
-        DEPLOY_MODULES,
+        DEPLOY_SERVER_MODULES,
         [
             "tests/deploy",
             "--ignore=tests/deploy/bigquery/test_cli.py",

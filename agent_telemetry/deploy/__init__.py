@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from agent_telemetry._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from agent_telemetry.deploy._apply import ApplyResult, apply_plan
+    from agent_telemetry.deploy._apply import apply_plan
     from agent_telemetry.deploy._approval import (
         Approval,
         ApprovalError,
@@ -31,11 +31,13 @@ if TYPE_CHECKING:
         write_approval,
     )
     from agent_telemetry.deploy._client import BigQueryWarehouse
-    from agent_telemetry.deploy._plan import DeploymentPlan, PlanError, make_plan
+    from agent_telemetry.deploy._decide import ApplyResult
+    from agent_telemetry.deploy._plan import DeploymentPlan, PlanError
+    from agent_telemetry.deploy._read import make_plan
     from agent_telemetry.deploy._types import BigQueryError
 
 _LAZY = {
-    "ApplyResult": "_apply",
+    "ApplyResult": "_decide",
     "apply_plan": "_apply",
     "Approval": "_approval",
     "ApprovalError": "_approval",
@@ -45,7 +47,7 @@ _LAZY = {
     "BigQueryWarehouse": "_client",
     "DeploymentPlan": "_plan",
     "PlanError": "_plan",
-    "make_plan": "_plan",
+    "make_plan": "_read",
     "BigQueryError": "_types",
 }
 

@@ -1,9 +1,11 @@
 """apply: recompute the plan, refuse anything the approval does not cover, then write.
 
-Nothing is written when the approval does not cover the plan, when a view is blocked
-(changed outside this tool, or not this tool's) without ``--adopt``, when a table (not a
-view) holds a view's name, or when any generated view fails its dry run (``--patch-sink``
-first adds the sink fields the approval lists, then the failing views are dry-run again).
+The server side of applying; what it refuses and the schema it writes are decided in
+``_decide``, without a server. Nothing is written when the approval does not cover the
+plan, when a view is blocked (changed outside this tool, or not this tool's) without
+``--adopt``, when a table (not a view) holds a view's name, or when any generated view
+fails its dry run (``--patch-sink`` first adds the sink fields the approval lists, then
+the failing views are dry-run again).
 
 Each view is written in two patches so that a failure between them is recognisable:
 1. the SQL with labels ``sql-sha256=<new>`` and ``meta-sha256=pending`` (create, or
@@ -16,71 +18,22 @@ others still go ahead; the next apply, with the same approval, finishes the job.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 from agent_telemetry.config import DeploymentConfig, Layout
-from agent_telemetry.deploy._approval import Approval, approval_problems
+from agent_telemetry.deploy._approval import Approval
 from agent_telemetry.deploy._client import BigQueryWarehouse
+from agent_telemetry.deploy._decide import ApplyResult, ViewResult, column_schema, refusals
 from agent_telemetry.deploy._plan import (
     META_LABEL,
     PENDING,
-    DeploymentPlan,
     ViewPlan,
     deployment_labels,
     judge_view,
-    make_plan,
-    read_deployed,
 )
+from agent_telemetry.deploy._read import make_plan, read_deployed
 from agent_telemetry.deploy._sink import patched_schema
 from agent_telemetry.deploy._types import BigQueryError, DryRun
-from agent_telemetry.views import TableField, ViewDefinition
-
-Outcome = Literal["created", "updated", "adopted", "unchanged", "failed"]
-
-
-@dataclass(frozen=True, slots=True)
-class ViewResult:
-    name: str
-    outcome: Outcome
-    detail: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class ApplyResult:
-    plan: DeploymentPlan
-    refused: tuple[str, ...] = ()
-    sink_patched: tuple[str, ...] = ()
-    results: tuple[ViewResult, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return not self.refused and all(r.outcome != "failed" for r in self.results)
-
-    @property
-    def wrote(self) -> bool:
-        return bool(self.sink_patched) or any(
-            r.outcome in ("created", "updated", "adopted") for r in self.results
-        )
-
-
-def column_schema(
-    view: ViewDefinition, live: Sequence[TableField], output: Sequence[TableField]
-) -> tuple[TableField, ...]:
-    """The view's schema with the generated column descriptions.
-
-    Names, types and modes come from a dry run of the query just written (what BigQuery
-    derives the view's schema from; a patch that changes a type or mode is rejected), else
-    from the view as the server reports it, else from the generated column list. Only the
-    descriptions are ours.
-    """
-    by_name = {f.name.lower(): f for f in live}
-    by_name.update({f.name.lower(): f for f in output})
-    schema = []
-    for column in view.columns:
-        base = by_name.get(column.name.lower()) or column.schema_field()
-        schema.append(TableField(base.name, base.type, base.mode, column.description, base.fields))
-    return tuple(schema)
+from agent_telemetry.views import ViewDefinition
 
 
 def _write_view(
@@ -121,48 +74,6 @@ def _write_view(
     if state is None:
         return ViewResult(view.name, "created")
     return ViewResult(view.name, "adopted" if adopt and planned.blocked else "updated")
-
-
-def _blocked(plan: DeploymentPlan, adopt: bool) -> list[str]:
-    problems = []
-    for view in plan.views:
-        state = view.deployed.state
-        if state is not None and state.kind != "VIEW":
-            problems.append(f"{view.name}: {view.verdict.reasons[0]}")
-        elif view.blocked and not adopt:
-            problems.append(
-                f"{view.name}: {view.action} ({'; '.join(view.verdict.reasons)}); "
-                "rerun with --adopt to overwrite it"
-            )
-    return problems
-
-
-def refusals(
-    plan: DeploymentPlan, approval: Approval, *, adopt: bool, patch_sink: bool
-) -> tuple[str, ...]:
-    """Why apply must write nothing for ``plan``, in the order it checks; empty: go ahead.
-
-    The approval must cover the plan; no view may be blocked (a table in a view's place
-    always is, a drifted or unmanaged view is unless ``adopt``); every generated view must
-    dry-run, unless ``patch_sink`` is to add the sink fields first (then the views that
-    failed are dry-run again after the patch).
-    """
-    problems = approval_problems(approval, plan)
-    if problems:
-        return tuple(problems)
-    blocked = _blocked(plan, adopt)
-    if blocked:
-        return tuple(blocked)
-    sink = plan.sink
-    if plan.dry_run_failures and not (patch_sink and sink.missing):
-        failures = [f"{v.name}: dry run failed: {v.dry_run.error}" for v in plan.dry_run_failures]
-        if sink.missing:
-            failures.append(
-                f"the sink lacks {len(sink.missing)} payload field(s); "
-                "--patch-sink adds them (NULLABLE) before the views are written"
-            )
-        return tuple(failures)
-    return ()
 
 
 def apply_plan(

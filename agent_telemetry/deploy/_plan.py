@@ -1,5 +1,8 @@
 """The plan: what is deployed in the target dataset against what the models generate.
 
+Pure: ``_read.make_plan`` reads the server and assembles the plan with ``view_plan`` and
+``assemble_plan``, so every judgement here is tested without one.
+
 Per view the plan says create, update (with a diff), unchanged, drifted (changed outside
 agent-telemetry) or unmanaged (a view or table of that name this tool did not create),
 dry-runs every generated query against the real source tables, lists the payload fields
@@ -21,21 +24,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent_telemetry.config import DeploymentConfig, Layout
-from agent_telemetry.deploy._client import BigQueryWarehouse
-from agent_telemetry.deploy._sink import (
-    MissingField,
-    missing_payload_fields,
-    sink_table_name,
-)
+from agent_telemetry.config import Layout
+from agent_telemetry.deploy._sink import MissingField
 from agent_telemetry.deploy._types import BigQueryError, DryRun, TableState
-from agent_telemetry.views import (
-    MANAGED_BY,
-    TableField,
-    ViewDefinition,
-    generate_views,
-    table_ref,
-)
+from agent_telemetry.views import MANAGED_BY, TableField, ViewDefinition
 
 Action = Literal["create", "update", "unchanged", "drifted", "unmanaged"]
 ACTIONS: tuple[Action, ...] = ("create", "update", "unchanged", "drifted", "unmanaged")
@@ -339,29 +331,6 @@ def compute_plan_hash(
     )
 
 
-def _sink_plan(warehouse: BigQueryWarehouse, config: DeploymentConfig, layout: Layout) -> SinkPlan:
-    if layout == "analytics":
-        return SinkPlan(table_id=None, state=None, missing=())
-    source = config.source
-    names = warehouse.list_table_ids(source.project, source.dataset) if layout == "sharded" else []
-    table_id = f"{source.project}.{source.dataset}.{sink_table_name(config, layout, names)}"
-    state = warehouse.get_table(table_id) if not table_id.endswith("*") else None
-    missing = missing_payload_fields(state.schema, layout) if state is not None else ()
-    return SinkPlan(table_id=table_id, state=state, missing=missing)
-
-
-def read_deployed(warehouse: BigQueryWarehouse, view: ViewDefinition) -> DeployedView:
-    state = warehouse.get_table(view.table_id)
-    if state is None or state.kind != "VIEW":
-        return DeployedView(state)
-    output = warehouse.dry_run(f"SELECT * FROM {table_ref(view.project, view.dataset, view.name)}")
-    return DeployedView(state, output)
-
-
-def plan_view(warehouse: BigQueryWarehouse, view: ViewDefinition, dry_run: DryRun) -> ViewPlan:
-    return view_plan(view, read_deployed(warehouse, view), dry_run)
-
-
 def view_plan(view: ViewDefinition, deployed: DeployedView, dry_run: DryRun) -> ViewPlan:
     """One view's line in the plan, from what is deployed and the generated view's dry run."""
     verdict = judge_view(view, deployed)
@@ -377,36 +346,6 @@ def view_plan(view: ViewDefinition, deployed: DeployedView, dry_run: DryRun) -> 
         diff=diff,
         definition_sha256=definition_digest(view),
         deployed_sha256=deployed.fingerprint(),
-    )
-
-
-def make_plan(
-    warehouse: BigQueryWarehouse,
-    config: DeploymentConfig,
-    views: Sequence[ViewDefinition] | None = None,
-    layout: Layout | None = None,
-) -> DeploymentPlan:
-    """Read what is deployed, dry-run every generated view, and hash it all."""
-    chosen: Layout = layout or config.source.layout
-    if views is None:
-        views = generate_views(config, chosen)
-    target = config.target
-    if not warehouse.dataset_exists(target.project, target.dataset):
-        raise PlanError(
-            f"target dataset {target.project}.{target.dataset} does not exist; create it "
-            f"first (bq mk --dataset {target.project}:{target.dataset})"
-        )
-    for view in views:
-        if (view.project, view.dataset) != (target.project, target.dataset):
-            raise PlanError(f"{view.name}: generated for another target dataset")
-    sink = _sink_plan(warehouse, config, chosen)
-    planned = tuple(plan_view(warehouse, v, warehouse.dry_run(v.query)) for v in views)
-    return assemble_plan(
-        target=f"{target.project}.{target.dataset}",
-        source=f"{config.source.project}.{config.source.dataset}.{config.source.table_for(chosen)}",
-        layout=chosen,
-        views=planned,
-        sink=sink,
     )
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_telemetry.deploy._apply import ApplyResult
 from agent_telemetry.deploy._approval import Approval
+from agent_telemetry.deploy._decide import ApplyResult
 from agent_telemetry.deploy._plan import ACTIONS, DeploymentPlan
 
 _WIDTH = max(len(a) for a in (*ACTIONS, "created", "updated", "adopted", "failed"))

@@ -84,7 +84,7 @@ def _layout(layout: str | None) -> Layout | None:
 
 
 def _plan(config_path: Path, layout: str | None, endpoint: str | None) -> DeploymentPlan:
-    from agent_telemetry.deploy._plan import make_plan
+    from agent_telemetry.deploy._read import make_plan
     from agent_telemetry.deploy._types import BigQueryError
 
     config = _load(config_path)

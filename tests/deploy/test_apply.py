@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_telemetry.config import load_config
-from agent_telemetry.deploy._apply import column_schema
+from agent_telemetry.deploy._decide import column_schema
 from agent_telemetry.views import TableField, generate_views
 from tests.conftest import EXAMPLE_CONFIG
 

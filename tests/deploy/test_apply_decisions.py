@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from agent_telemetry.deploy._apply import column_schema, refusals
 from agent_telemetry.deploy._approval import approval_problems, approve
+from agent_telemetry.deploy._decide import column_schema, refusals
 from agent_telemetry.deploy._plan import DeployedView, DeploymentPlan, SinkPlan
 from agent_telemetry.deploy._sink import missing_payload_fields
 from agent_telemetry.deploy._types import DryRun, TableState

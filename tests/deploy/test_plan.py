@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from agent_telemetry.config import load_config
-from agent_telemetry.deploy._apply import column_schema
 from agent_telemetry.deploy._client import (
     DEADLINE_ENV,
     check_endpoint,
     retry_deadline_from_env,
 )
+from agent_telemetry.deploy._decide import column_schema
 from agent_telemetry.deploy._plan import (
     META_LABEL,
     PENDING,

@@ -1,0 +1,78 @@
+"""Read what is deployed from BigQuery and make the plan of it (``_plan`` judges it).
+
+The server side of planning: the sink table's schema, each deployed view and its output
+columns, the dry run of each generated query. Only the emulator tests reach this module;
+``make mutation``'s deploy-server group mutates it against them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent_telemetry.config import DeploymentConfig, Layout
+from agent_telemetry.deploy._client import BigQueryWarehouse
+from agent_telemetry.deploy._plan import (
+    DeployedView,
+    DeploymentPlan,
+    PlanError,
+    SinkPlan,
+    ViewPlan,
+    assemble_plan,
+    view_plan,
+)
+from agent_telemetry.deploy._sink import missing_payload_fields, sink_table_name
+from agent_telemetry.deploy._types import DryRun
+from agent_telemetry.views import ViewDefinition, generate_views, table_ref
+
+
+def make_plan(
+    warehouse: BigQueryWarehouse,
+    config: DeploymentConfig,
+    views: Sequence[ViewDefinition] | None = None,
+    layout: Layout | None = None,
+) -> DeploymentPlan:
+    """Read what is deployed, dry-run every generated view, and hash it all."""
+    chosen: Layout = layout or config.source.layout
+    if views is None:
+        views = generate_views(config, chosen)
+    target = config.target
+    if not warehouse.dataset_exists(target.project, target.dataset):
+        raise PlanError(
+            f"target dataset {target.project}.{target.dataset} does not exist; create it "
+            f"first (bq mk --dataset {target.project}:{target.dataset})"
+        )
+    for view in views:
+        if (view.project, view.dataset) != (target.project, target.dataset):
+            raise PlanError(f"{view.name}: generated for another target dataset")
+    sink = sink_plan(warehouse, config, chosen)
+    planned = tuple(plan_view(warehouse, v, warehouse.dry_run(v.query)) for v in views)
+    return assemble_plan(
+        target=f"{target.project}.{target.dataset}",
+        source=f"{config.source.project}.{config.source.dataset}.{config.source.table_for(chosen)}",
+        layout=chosen,
+        views=planned,
+        sink=sink,
+    )
+
+
+def sink_plan(warehouse: BigQueryWarehouse, config: DeploymentConfig, layout: Layout) -> SinkPlan:
+    if layout == "analytics":
+        return SinkPlan(table_id=None, state=None, missing=())
+    source = config.source
+    names = warehouse.list_table_ids(source.project, source.dataset) if layout == "sharded" else []
+    table_id = f"{source.project}.{source.dataset}.{sink_table_name(config, layout, names)}"
+    state = warehouse.get_table(table_id) if not table_id.endswith("*") else None
+    missing = missing_payload_fields(state.schema, layout) if state is not None else ()
+    return SinkPlan(table_id=table_id, state=state, missing=missing)
+
+
+def read_deployed(warehouse: BigQueryWarehouse, view: ViewDefinition) -> DeployedView:
+    state = warehouse.get_table(view.table_id)
+    if state is None or state.kind != "VIEW":
+        return DeployedView(state)
+    output = warehouse.dry_run(f"SELECT * FROM {table_ref(view.project, view.dataset, view.name)}")
+    return DeployedView(state, output)
+
+
+def plan_view(warehouse: BigQueryWarehouse, view: ViewDefinition, dry_run: DryRun) -> ViewPlan:
+    return view_plan(view, read_deployed(warehouse, view), dry_run)
