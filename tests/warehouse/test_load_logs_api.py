@@ -1,0 +1,134 @@
+"""``load_logs`` called directly (the Python API under ``Warehouse.load``): which table
+it fills, that it replaces by default and appends when asked, that a given sink schema
+is the one used, and the error when DuckDB refuses the rows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from agent_telemetry.views import TableField
+from agent_telemetry.warehouse import LoadError
+from agent_telemetry.warehouse._load import (
+    SINK_TABLE,
+    create_sink,
+    default_sink_fields,
+    load_logs,
+)
+from tests.warehouse.lines import line, write_lines
+
+PAYLOAD = "jsonPayload"
+
+
+def _file(tmp_path: Path, name: str, *lanes: str) -> Path:
+    lines = [line("pipeline_run", lane=lane, status="ok") for lane in lanes]
+    return write_lines(tmp_path / name, lines)
+
+
+def _lanes(con: duckdb.DuckDBPyConnection, table: str = SINK_TABLE) -> list[str]:
+    rows = con.execute(f"SELECT {PAYLOAD}.lane FROM {table} ORDER BY 1").fetchall()
+    return [lane for (lane,) in rows]
+
+
+def _without_lane() -> tuple[TableField, ...]:
+    """The models' sink schema with the payload's ``lane`` field left out."""
+    fields = []
+    for field in default_sink_fields():
+        if field.name == PAYLOAD:
+            field = replace(field, fields=tuple(f for f in field.fields if f.name != "lane"))
+        fields.append(field)
+    return tuple(fields)
+
+
+def _status_as_integer() -> tuple[TableField, ...]:
+    """The models' sink schema with the payload's ``status`` typed INTEGER (a sink whose
+    column type drifted)."""
+    fields = []
+    for field in default_sink_fields():
+        if field.name == PAYLOAD:
+            field = replace(
+                field,
+                fields=tuple(
+                    replace(f, type="INTEGER") if f.name == "status" else f for f in field.fields
+                ),
+            )
+        fields.append(field)
+    return tuple(fields)
+
+
+def test_an_append_judges_values_by_the_schema_given(tmp_path: Path) -> None:
+    # "ok" is no INTEGER: the given schema's judgement keeps the line with status NULL.
+    con = duckdb.connect()
+    schema = _status_as_integer()
+    create_sink(con, schema=schema)
+    report = load_logs(con, [_file(tmp_path, "a.jsonl", "public")], schema=schema, replace=False)
+    assert report.loaded == 1
+    rows = con.execute(f"SELECT {PAYLOAD}.lane, {PAYLOAD}.status FROM {SINK_TABLE}").fetchall()
+    assert rows == [("public", None)]
+
+
+def test_a_load_replaces_the_sink_table_by_default(tmp_path: Path) -> None:
+    con = duckdb.connect()
+    load_logs(con, [_file(tmp_path, "a.jsonl", "public")])
+    load_logs(con, [_file(tmp_path, "b.jsonl", "admin")])
+    assert _lanes(con) == ["admin"]
+
+
+def test_a_load_that_does_not_replace_appends_to_the_table(tmp_path: Path) -> None:
+    con = duckdb.connect()
+    load_logs(con, [_file(tmp_path, "a.jsonl", "public")])
+    report = load_logs(con, [_file(tmp_path, "b.jsonl", "admin", "premium")], replace=False)
+    assert report.loaded == 2
+    assert _lanes(con) == ["admin", "premium", "public"]
+
+
+def test_the_named_table_is_the_one_filled(tmp_path: Path) -> None:
+    con = duckdb.connect()
+    report = load_logs(con, [_file(tmp_path, "a.jsonl", "public")], table="mornings")
+    assert report.table == "mornings"
+    assert _lanes(con, "mornings") == ["public"]
+    tables = {name for (name,) in con.execute("SHOW TABLES").fetchall()}
+    assert tables == {"mornings"}
+
+
+@pytest.mark.parametrize("append", [False, True])
+def test_a_given_sink_schema_is_the_one_loaded_into(tmp_path: Path, append: bool) -> None:
+    # A sink exported before `lane` existed: the table has no such column, and the rows
+    # must fit it (appending included), not the models' current schema.
+    con = duckdb.connect()
+    schema = _without_lane()
+    create_sink(con, schema=schema)
+    path = _file(tmp_path, "a.jsonl", "public")
+    report = load_logs(con, [path], schema=schema, replace=not append)
+    assert report.loaded == 1
+    ((record,),) = con.execute(f"SELECT {PAYLOAD} FROM {SINK_TABLE}").fetchall()
+    assert "lane" not in record
+    assert record["event"] == "pipeline_run"
+
+
+def test_create_sink_makes_the_table_of_the_schema_given(tmp_path: Path) -> None:
+    con = duckdb.connect()
+    create_sink(con, schema=_without_lane())
+    ((kind,),) = con.execute(
+        "SELECT data_type FROM information_schema.columns"
+        f" WHERE table_name = '{SINK_TABLE}' AND column_name = '{PAYLOAD}'"
+    ).fetchall()
+    assert " lane VARCHAR" not in kind  # (render_lane stays)
+    assert " status VARCHAR" in kind
+
+
+def test_rows_duckdb_refuses_name_the_file_and_the_error_class_only(tmp_path: Path) -> None:
+    # Appending into a table someone made with other columns: the judged rows do not
+    # fit. The message names the file and DuckDB's error class, never a value.
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE {SINK_TABLE} (x INTEGER)")
+    path = _file(tmp_path, "a.jsonl", "premium")
+    with pytest.raises(LoadError) as raised:
+        load_logs(con, [path], replace=False)
+    message = str(raised.value)
+    assert message.startswith(f"{path}: DuckDB refused the rows (")
+    assert message.endswith("Exception)")
+    assert "premium" not in message
