@@ -143,8 +143,22 @@ def prepare(group: str) -> Path:
     return copy
 
 
+def survivors(copy: Path) -> list[str]:
+    """The mutants the group's last run left alive (none before its first run)."""
+    if not (copy / "mutants").is_dir():
+        return []
+    out = subprocess.run(
+        [str(MUTMUT), "results"], cwd=copy, capture_output=True, text=True, check=True
+    ).stdout
+    return re.findall(r"^\s*(\S+): (?:survived|no tests|timeout)$", out, flags=re.MULTILINE)
+
+
 def run(group: str, children: int) -> int:
     copy = prepare(group)
+    # mutmut reruns only the mutants of changed functions; a survivor of an unchanged one
+    # keeps its verdict even when a test written since would kill it, so those are named
+    # to mutmut again after the run.
+    earlier = survivors(copy)
     # mutmut 3.8.1 keeps its map of which tests call which function from the first run:
     # a function added since reads as "no tests". Collecting it again costs one run of
     # the group's tests; the mutants' results are kept (unchanged functions are not rerun).
@@ -157,6 +171,10 @@ def run(group: str, children: int) -> int:
             env[ENDPOINT_ENV] = stack.enter_context(running_emulator(workdir)).endpoint
         command = [str(MUTMUT), "run", "--max-children", str(children)]
         subprocess.run(command, cwd=copy, env=env, check=False)
+        again = sorted(set(earlier) & set(survivors(copy)))
+        if again:
+            print(f"== {group}: testing the {len(again)} earlier survivors again", flush=True)
+            subprocess.run([*command, *again], cwd=copy, env=env, check=False)
     report = subprocess.run(
         [sys.executable, str(copy / "scripts" / "mutation_report.py")], cwd=copy, check=False
     )
