@@ -157,3 +157,41 @@ def test_a_column_showing_another_lines_value_is_not_bound(other_rows: str) -> N
         "pipeline_run.lane: lineage reaches <other rows>, jsonPayload.lane; "
         "expected exactly jsonPayload.lane"
     ]
+
+
+def test_an_unnest_resolves_each_name_where_it_sits() -> None:
+    # `sink` names the sink table inside the CTE but the (constant) CTE outside it: the
+    # outer UNNEST reads the CTE, so its timestamp reaches nothing in the sink.
+    query = f"""
+    WITH lines AS (
+      SELECT CURRENT_TIMESTAMP() AS timestamp, sink.jsonPayload.lane AS lane
+      FROM {SINK} AS sink
+    )
+    SELECT (SELECT t FROM UNNEST([sink.timestamp]) AS t) AS timestamp, sink.lane AS lane
+    FROM lines AS sink
+    """
+    assert column_lineage(query, "partitioned", "timestamp") == frozenset()
+    assert column_lineage(query, "partitioned", "lane") == {"jsonPayload.lane"}
+
+
+def test_an_unnest_of_the_sink_and_a_derived_column_counts_only_the_sink() -> None:
+    # Every column of the UNNEST is resolved, not only those before the first sink one.
+    query = f"""
+    WITH lines AS (
+      SELECT (SELECT v FROM UNNEST([sink.timestamp, fake.other]) AS v LIMIT 1) AS timestamp
+      FROM {SINK} AS sink, (SELECT CURRENT_TIMESTAMP() AS other) AS fake
+    )
+    SELECT lines.timestamp AS timestamp FROM lines
+    """
+    assert column_lineage(query, "partitioned", "timestamp") == {"timestamp"}
+
+
+def test_an_unresolved_name_is_shown_as_bigquery_spells_it() -> None:
+    query = _query(
+        "partitioned",
+        OUTER_INVALID_FIELDS,
+        "  ARRAY(SELECT n FROM UNNEST(`else-where`.invalid_fields) AS n) AS invalid_fields",
+    )
+    assert column_lineage(query, "partitioned", "invalid_fields") == {
+        "<unresolved `else-where`.invalid_fields>"
+    }
