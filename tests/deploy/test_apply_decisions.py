@@ -136,7 +136,7 @@ def test_missing_sink_fields_alone_refuse_nothing() -> None:
     assert _refusals(plan(sink=_sink_missing_fields())) == ()
 
 
-VIEW = PARTITIONED[0]
+VIEW = FIRST_VIEW = PARTITIONED[0]
 NAMES = [c.name for c in VIEW.columns]
 
 
@@ -189,4 +189,16 @@ def test_a_table_is_blocked_by_its_kind_whatever_its_labels_say() -> None:
     assert isinstance(labelled.state, TableState)
     assert _refusals(plan(deployed={FIRST: labelled}), adopt=True) == (
         f"{FIRST}: a table of this name exists; agent-telemetry only writes views",
+    )
+
+
+def test_a_blocked_view_with_several_reasons_names_them_all() -> None:
+    applied = as_applied(FIRST_VIEW)
+    assert applied.state is not None
+    edited = replace(applied.state, view_query=FIRST_VIEW.query + "\nLIMIT 1", description="x")
+    planned = plan(deployed={FIRST: DeployedView(edited, applied.output)})
+    assert _refusals(planned) == (
+        f"{FIRST}: drifted (its SQL differs from what agent-telemetry applied; "
+        "its description or column descriptions differ from what was applied); "
+        "rerun with --adopt to overwrite it",
     )

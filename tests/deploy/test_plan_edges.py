@@ -528,19 +528,25 @@ def test_a_write_error_names_the_file(tmp_path: Path) -> None:
 
 def test_a_record_reads_back_under_an_ascii_locale(tmp_path: Path) -> None:
     """The record is UTF-8 whatever the machine's locale: a name like Zoë must survive a
-    CI runner or a container with LC_ALL=C."""
+    CI runner or a container with LC_ALL=C. Written here, read and written again by a
+    process under the C locale, read back here (both functions run in this process too,
+    so ``make mutation`` runs this test for their mutants, and the child inherits the
+    mutant)."""
+    approval = record().model_copy(update={"approved_by": "Zo\u00eb"})
+    approval = approval.model_copy(
+        update={
+            "approver_identity": approval.approver_identity.model_copy(
+                update={"by_flag": "Zo\u00eb"}
+            )
+        }
+    )
+    here, there = tmp_path / "here.json", tmp_path / "there.json"
+    write_approval(approval, here)
     code = (
         "import sys; from pathlib import Path\n"
         "from agent_telemetry.deploy._approval import read_approval, write_approval\n"
-        "from tests.deploy.test_approval import record\n"
-        "approval = record().model_copy(update={'approved_by': 'Zo\\u00eb'})\n"
-        "approval = approval.model_copy(\n"
-        "    update={'approver_identity': approval.approver_identity.model_copy(\n"
-        "        update={'by_flag': 'Zo\\u00eb'})})\n"
-        "path = Path(sys.argv[1])\n"
-        "write_approval(approval, path)\n"
-        "assert read_approval(path) == approval\n"
-        "print(sys.flags.utf8_mode, path.read_bytes().count('Zo\\u00eb'.encode()))\n"
+        "write_approval(read_approval(Path(sys.argv[1])), Path(sys.argv[2]))\n"
+        "print(sys.flags.utf8_mode, sys.getfilesystemencoding())\n"
     )
     root = str(Path(agent_telemetry.__file__).parents[1])
     env = {
@@ -552,7 +558,7 @@ def test_a_record_reads_back_under_an_ascii_locale(tmp_path: Path) -> None:
         "PYTHONPATH": root,
     }
     done = subprocess.run(
-        [sys.executable, "-X", "utf8=0", "-c", code, str(tmp_path / "approval.json")],
+        [sys.executable, "-X", "utf8=0", "-c", code, str(here), str(there)],
         env=env,
         cwd=root,
         capture_output=True,
@@ -561,7 +567,9 @@ def test_a_record_reads_back_under_an_ascii_locale(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["0", "2"]
+    assert done.stdout.split() == ["0", "ascii"]  # the child's locale really is ASCII
+    assert read_approval(there) == approval
+    assert there.read_bytes().count("Zo\u00eb".encode()) == 2
 
 
 @pytest.fixture
