@@ -8,6 +8,7 @@ an element longer than its limit is measured, not kept.
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ _COMMA = ord(",")
 _ARRAY_OPEN = ord("[")
 _ARRAY_CLOSE = ord("]")
 # A BOM between two arrays: files concatenated (`cat a.json b.json`), b saved with one.
-_BOM = b"\xef\xbb\xbf"
+_BOM = codecs.BOM_UTF8
 
 
 def nesting(data: bytes, limit: int | None = None) -> tuple[int, bool]:

@@ -4,16 +4,18 @@ numbered, a gzipped export cut between two arrays, and a pipe's progress size.""
 
 from __future__ import annotations
 
+import codecs
 import json
 import zlib
 from pathlib import Path
 
 from agent_telemetry.warehouse import FileLoad, Warehouse
-from agent_telemetry.warehouse._load_scan import MAX_DEPTH, Kind, iter_records
-from agent_telemetry.warehouse._source import MAX_RECORD, LogInput
+from agent_telemetry.warehouse._load_scan import MAX_DEPTH, Kind
+from agent_telemetry.warehouse._source import MAX_RECORD
 from agent_telemetry.warehouse._structure import ArraySplitter, Broken, Element
 from tests.warehouse.broken_input import fifo_with
 from tests.warehouse.lines import TIME, entry, line, write_lines
+from tests.warehouse.test_lines_reader_edges import _found
 
 FIRST = line("pipeline_run", lane="public", status="ok")  # makes the file JSON lines
 
@@ -104,9 +106,7 @@ def test_array_elements_are_numbered_from_one_whatever_their_kind(tmp_path: Path
     oversized = json.dumps("x" * MAX_RECORD)
     path = tmp_path / "export.json"
     path.write_text(f'[{{"a": 1}}, {oversized}, {deep}, 7]')
-    with LogInput(path) as log:
-        found = [(r.kind, r.position) for r in iter_records(log)]
-    assert found == [
+    assert _found(path) == [
         (Kind.OTHER_JSON, 1),
         (Kind.OVERSIZED, 2),
         (Kind.TOO_DEEP, 3),
@@ -158,7 +158,7 @@ def test_a_pipe_reports_no_size_to_the_progress_bar(wh: Warehouse, tmp_path: Pat
     assert sizes.sizes == [0]
 
 
-BOM = b"\xef\xbb\xbf"
+BOM = codecs.BOM_UTF8
 
 
 def _arrays_joined_by_a_bom(tmp_path: Path) -> Path:
