@@ -127,24 +127,35 @@ def render(template: str, **context: Any) -> str:
 def _check_payload_keys(
     tree: exp.Expr, source: SourcePlan, what: str, specs: tuple[EventSpec, ...] | None
 ) -> None:
-    """Every payload key the SQL reads must exist in the sink's payload record.
+    """Every read of the sink's payload names one key of the payload record.
 
     sqlglot qualifies top-level columns against the schema but not the keys inside a
-    STRUCT or JSON value, so those are checked here.
+    STRUCT or JSON value, so those are checked here. Only the forms the templates write
+    are accepted (``payload.key``, and in the JSON layout ``JSON_VALUE`` and its array
+    forms with a ``'$.key'`` path): any other read (``payload['key']``, ``JSON_QUERY``,
+    the whole payload) could reach a key no model defines, so it is refused.
     """
     known = payload_types(specs)
     payload = source.payload.lower()
-    for dot in tree.find_all(exp.Dot):
-        base = dot.this
-        in_payload = isinstance(base, exp.Column) and base.name.lower() == payload
-        if in_payload and dot.name.lower() not in known:
-            raise ViewBuildError(f"{what}: unknown payload column {source.payload}.{dot.name}")
-    for node in tree.find_all(exp.JSONExtractScalar, exp.JSONExtractArray, exp.JSONValueArray):
-        base = node.this
-        if isinstance(base, exp.Column) and base.name.lower() == payload:
-            key = json_path_key(node.expression)
+    for column in tree.find_all(exp.Column):
+        if column.name.lower() != payload:
+            continue
+        parent = column.parent
+        if isinstance(parent, exp.Dot) and parent.this is column:
+            if parent.name.lower() not in known:
+                raise ViewBuildError(
+                    f"{what}: unknown payload column {source.payload}.{parent.name}"
+                )
+        elif isinstance(parent, _JSON_READS) and parent.this is column:
+            key = json_path_key(parent.expression)
             if key is None or key not in known:
                 raise ViewBuildError(f"{what}: unsupported JSON path into {source.payload}")
+        else:
+            raise ViewBuildError(f"{what}: reads {source.payload} other than by one known key")
+
+
+# The JSON functions the templates read a payload key with (JSON_VALUE and its array forms).
+_JSON_READS = (exp.JSONExtractScalar, exp.JSONExtractArray, exp.JSONValueArray)
 
 
 def _check_tables(tree: exp.Expr, source: SourcePlan, what: str) -> None:
