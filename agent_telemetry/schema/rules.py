@@ -39,6 +39,7 @@ from agent_telemetry.schema.spec import (
     describe_field,
     waiver_of,
 )
+from agent_telemetry.schema.sql_keywords import BIGQUERY_RESERVED_KEYWORDS
 
 MAX_NAME_LENGTH = 64
 
@@ -303,6 +304,12 @@ def _name_reserved(ctx: FieldContext) -> str | None:
     return None
 
 
+def _name_keyword(ctx: FieldContext) -> str | None:
+    if ctx.name in BIGQUERY_RESERVED_KEYWORDS:
+        return "the name is a BigQuery reserved keyword: every query would have to quote it"
+    return None
+
+
 def _name_no_identifier(ctx: FieldContext) -> str | None:
     word = identifier_word(ctx.name)
     if word is None or (isinstance(ctx.reviewed, str) and ctx.reviewed.strip()):
@@ -397,6 +404,12 @@ RULES: tuple[Rule, ...] = (
         "field",
         "no identifier word in the name, glued or not",
         _name_no_identifier,
+    ),
+    Rule(
+        "FIELD_NAME_KEYWORD",
+        "field",
+        "no field is named a BigQuery reserved keyword",
+        _name_keyword,
     ),
     Rule("FIELD_DESCRIPTION", "field", "every field has a description", _description_present),
     Rule("ENUM_MEMBER_FORMAT", "field", "members match [a-z0-9_]{1,32}", _member_format),

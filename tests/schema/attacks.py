@@ -675,6 +675,16 @@ ATTACKS: tuple[Attack, ...] = (
         )
         for name in ("event", "severity", "time", "invalid_fields", "unknown_fields", "timestamp")
     ),
+    *(
+        # Each broke the view build before the rule: the parser reads a keyword, not a key.
+        Attack(
+            f"name-keyword-{name}",
+            "FIELD_NAME_KEYWORD",
+            name,
+            event(f"{name}: Lane | None = Field(None, {DESC})"),
+        )
+        for name in ("select", "like", "case", "exclude", "order")
+    ),
     *_name_rows(),
     *(
         Attack(
