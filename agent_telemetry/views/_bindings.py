@@ -26,6 +26,7 @@ from agent_telemetry.schema import EventSpec
 from agent_telemetry.views._describe import VIEW_ENVELOPE_COLUMNS
 from agent_telemetry.views._render import DIALECT, json_path_key
 from agent_telemetry.views._sink import PAYLOAD_COLUMN, table_columns
+from agent_telemetry.views._sql_error import sql_error_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +194,7 @@ def _prepare(
         tree = parse_view(query) if isinstance(query, str) else query
         outputs = _output_columns(tree)
     except (SqlglotError, ValueError) as exc:
-        raise _Unreadable(f"does not parse as a BigQuery query ({exc})") from None
+        raise _Unreadable(f"does not parse as a BigQuery query ({sql_error_text(exc)})") from None
     if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query):
         tree = tree.expression
     table = _source_table(tree)
@@ -207,7 +208,9 @@ def _prepare(
         )
         scope = build_scope(qualified)
     except SqlglotError as exc:
-        raise _Unreadable(f"does not qualify against the sink schema ({exc})") from None
+        raise _Unreadable(
+            f"does not qualify against the sink schema ({sql_error_text(exc)})"
+        ) from None
     if scope is None:
         raise _Unreadable("is not a SELECT")
     return scope, outputs, schema
@@ -276,7 +279,9 @@ def binding_violations(
         try:
             reached = sources(column, scope, layout, schema)
         except SqlglotError as exc:
-            problems.append(BindingViolation(name, column, f"lineage failed ({exc})"))
+            problems.append(
+                BindingViolation(name, column, f"lineage failed ({sql_error_text(exc)})")
+            )
             continue
         want = expected[column]
         if reached != want:

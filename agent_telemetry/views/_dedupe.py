@@ -23,6 +23,7 @@ from sqlglot.errors import SqlglotError
 from agent_telemetry.config import Layout
 from agent_telemetry.views._render import DIALECT
 from agent_telemetry.views._sink import INSERT_ID_COLUMN
+from agent_telemetry.views._sql_error import sql_error_text
 
 TIMESTAMP = "timestamp"
 
@@ -110,7 +111,7 @@ def dedupe_violations(sql: str | exp.Expr, layout: Layout, dedupe: bool) -> list
     try:
         tree = _query(sql)
     except SqlglotError as exc:
-        return [f"does not parse as a BigQuery query ({exc})"]
+        return [f"does not parse as a BigQuery query ({sql_error_text(exc)})"]
     insert_id = INSERT_ID_COLUMN[layout]
     reads = _sink_reads(tree)
     if not reads:

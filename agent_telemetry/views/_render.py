@@ -34,6 +34,7 @@ from agent_telemetry.views._describe import (
     view_plans,
 )
 from agent_telemetry.views._sink import payload_types, qualify_schema
+from agent_telemetry.views._sql_error import sql_error_text
 from agent_telemetry.views.table_field import TableField
 
 DIALECT = "bigquery"
@@ -196,7 +197,7 @@ def compile_query(
             identify=False,
         )
     except (ParseError, OptimizeError) as exc:
-        raise ViewBuildError(f"{what}: {exc}") from exc
+        raise ViewBuildError(f"{what}: {sql_error_text(exc)}") from exc
     _check_tables(qualified, source, what)
     _check_payload_keys(qualified, source, what, specs)
     # Qualifying lowercases identifiers (BigQuery column names are case-insensitive);
@@ -256,7 +257,7 @@ def _finish(
             dialect=DIALECT, pretty=True, copy=False
         )
     except ParseError as exc:
-        raise ViewBuildError(f"{name}: DDL does not parse: {exc}") from exc
+        raise ViewBuildError(f"{name}: DDL does not parse: {sql_error_text(exc)}") from exc
     stand_in = _printed_stand_in()
     if not printed.endswith("\n" + stand_in):
         raise ViewBuildError(f"{name}: the DDL does not end with its query")
