@@ -170,6 +170,9 @@ def _own_code(ctx: ModelContext) -> Iterator[tuple[type, str]]:
 
 
 def _overrides(ctx: ModelContext) -> str | None:
+    if type(ctx.model) is not type(ctx.base):
+        # A metaclass's __call__ runs on every instance, past every field's validation.
+        return f"metaclass {type(ctx.model).__name__}: an event's class is pydantic's own"
     for klass, name in _own_code(ctx):
         where = "" if klass is ctx.model else f" (in {klass.__name__})"
         return f"{name}{where}: an event defines no methods, properties or hooks"
@@ -430,7 +433,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "MODEL_OVERRIDE",
         "model",
-        "no methods, properties or hooks (model_dump, __pydantic_init_subclass__, ...)",
+        "no methods, properties, hooks or metaclass (model_dump, __pydantic_init_subclass__, ...)",
         _overrides,
     ),
     Rule(

@@ -112,15 +112,15 @@ class EventSpec:
         return tuple(spec.name for spec in self.fields)
 
 
-def unwrap_optional(annotation: Any) -> tuple[Any, bool]:
-    """Return (inner type, was_optional) for ``X | None`` / ``Optional[X]``."""
+def unwrap_optional(annotation: Any) -> Any:
+    """The X of ``X | None`` / ``Optional[X]``; any other annotation as it is."""
     origin = typing.get_origin(annotation)
     if origin in (Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         if len(args) == 1 and len(typing.get_args(annotation)) == 2:
-            return args[0], True
+            return args[0]
         raise UnsupportedFieldType("a union of several types")
-    return annotation, False
+    return annotation
 
 
 def constraints(info: FieldInfo) -> list[Any]:
@@ -130,18 +130,16 @@ def constraints(info: FieldInfo) -> list[Any]:
     ``Optional[Annotated[int, ...]]`` inside the annotation; rules must see both.
     """
     found = list(info.metadata)
-    inner, _ = unwrap_optional(info.annotation)
+    inner = unwrap_optional(info.annotation)
     if typing.get_origin(inner) is typing.Annotated:
         for extra in typing.get_args(inner)[1:]:
             nested = getattr(extra, "metadata", None)
             found.extend(nested if isinstance(nested, list) else [extra])
-            if getattr(extra, "strict", None) is True:
-                found.append(extra)
     return found
 
 
 def base_type(info: FieldInfo) -> Any:
-    inner, _ = unwrap_optional(info.annotation)
+    inner = unwrap_optional(info.annotation)
     if typing.get_origin(inner) is typing.Annotated:
         return typing.get_args(inner)[0]
     return inner

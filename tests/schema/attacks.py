@@ -869,6 +869,24 @@ ATTACKS: tuple[Attack, ...] = (
         ),
     ),
     Attack(
+        "override-metaclass",
+        "MODEL_OVERRIDE",
+        None,
+        event(
+            OK_FIELD,
+            bases="TelemetryEvent, metaclass=Forging",
+            pre="""
+            from pydantic._internal._model_construction import ModelMetaclass
+
+            class Forging(ModelMetaclass):
+                def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+                    made = super().__call__(*args, **kwargs)
+                    object.__setattr__(made, "tier", "someone@example.com")
+                    return made
+            """,
+        ),
+    ),
+    Attack(
         "override-init-subclass",
         "MODEL_OVERRIDE",
         None,
