@@ -34,3 +34,10 @@ def test_every_rule_has_a_refusing_example_in_the_attack_table(rule: str) -> Non
 
 def test_every_attack_names_a_rule_of_the_table() -> None:
     assert {a.rule for a in ATTACKS} <= {r.id for r in RULES}
+
+
+def test_a_metaclass_of_its_own_is_refused_by_name() -> None:
+    (attack,) = [a for a in ATTACKS if a.id == "override-metaclass"]
+    with pytest.raises(SchemaRuleError) as caught:
+        define(attack.source)
+    assert caught.value.detail == "metaclass Forging: an event's class is pydantic's own"

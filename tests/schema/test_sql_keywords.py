@@ -59,6 +59,9 @@ def test_a_keyword_field_is_refused_by_the_rule_not_by_a_broken_view(
     with pytest.raises(SchemaRuleError, match="FIELD_NAME_KEYWORD") as caught:
         _with_field(keyword)
     assert caught.value.field == keyword
+    assert caught.value.detail == (
+        "the name is a BigQuery reserved keyword: every query would have to quote it"
+    )
     # What the rule saves the model's author from: past it, the views do not build.
     with rules_off():
         model = _with_field(keyword)
