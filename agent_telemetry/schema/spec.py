@@ -216,6 +216,8 @@ def _type_name(annotation: Any) -> str:
     if annotation is float:
         return "float"
     origin = typing.get_origin(annotation)
+    if origin in (Union, types.UnionType):  # a top-level Optional was unwrapped already
+        return "a union inside Annotated (write Optional[Annotated[...]])"
     if origin is not None:
         return f"{getattr(origin, '__name__', origin)} (containers are not allowed)"
     if isinstance(annotation, type):

@@ -11,9 +11,10 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import pytest
+from pydantic import Field
 
 from agent_telemetry.schema import EventSpec, count, flag
 from agent_telemetry.schema.lock import lock_json
@@ -45,8 +46,22 @@ class Level(enum.Enum):
         (dict[str, int] | None, "dict (containers are not allowed)"),
         (list[str] | None, "list (containers are not allowed)"),
         (T | None, "~T"),
+        (
+            Annotated[int | None, Field(ge=0, le=5)] | None,
+            "a union inside Annotated (write Optional[Annotated[...]])",
+        ),
     ],
-    ids=["union", "int_enum", "int_literal", "enum_literal", "float", "dict", "list", "typevar"],
+    ids=[
+        "union",
+        "int_enum",
+        "int_literal",
+        "enum_literal",
+        "float",
+        "dict",
+        "list",
+        "typevar",
+        "optional_inside_annotated",
+    ],
 )
 def test_a_type_outside_the_closed_set_is_refused_saying_what_it_is(
     annotation: Any, what: str
