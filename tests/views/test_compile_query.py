@@ -150,6 +150,18 @@ def test_a_payload_read_other_than_by_one_known_key_is_refused(
         _compile(config, layout, f"SELECT {read} AS x FROM {{sink}} AS sink")
 
 
+def test_a_bad_payload_read_after_other_columns_is_still_refused(
+    config: DeploymentConfig,
+) -> None:
+    # The check walks every column; one that is not the payload does not end the walk.
+    sql = (
+        "SELECT sink.timestamp AS t, sink.insert_id AS i, JSON_QUERY(sink.json_payload, '$.nope')"
+        " AS x FROM {sink} AS sink"
+    )
+    with pytest.raises(ViewBuildError, match=r"^v: reads json_payload other than"):
+        _compile(config, "analytics", sql)
+
+
 # --- tables: the sink and the query's own CTEs only ----------------------------------------
 
 
