@@ -24,7 +24,7 @@ from sqlglot.schema import MappingSchema, Schema
 from agent_telemetry.config import Layout
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views._describe import VIEW_ENVELOPE_COLUMNS
-from agent_telemetry.views._render import DIALECT, json_path_key
+from agent_telemetry.views._render import DIALECT, JSON_KEY_READS, json_path_key
 from agent_telemetry.views._sink import PAYLOAD_COLUMN, table_columns
 from agent_telemetry.views._sql_error import sql_error_text
 
@@ -48,12 +48,9 @@ def _output_columns(tree: exp.Expr) -> list[str]:
     return [name.lower() for name in query.named_selects]
 
 
-_JSON_READS = (exp.JSONExtractScalar, exp.JSONExtractArray, exp.JSONValueArray)
-
-
 def _payload_path(node: exp.Expr, payload: str) -> str | None:
     """``payload.key`` for a reference into the payload column, else None."""
-    base = node.this if isinstance(node, (exp.Dot, *_JSON_READS)) else None
+    base = node.this if isinstance(node, (exp.Dot, *JSON_KEY_READS)) else None
     if not isinstance(base, exp.Column) or base.name.lower() != payload.lower():
         return None
     if isinstance(node, exp.Dot):

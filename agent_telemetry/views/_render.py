@@ -147,16 +147,12 @@ def _check_payload_keys(
                 raise ViewBuildError(
                     f"{what}: unknown payload column {source.payload}.{parent.name}"
                 )
-        elif isinstance(parent, _JSON_READS) and parent.this is column:
+        elif isinstance(parent, JSON_KEY_READS) and parent.this is column:
             key = json_path_key(parent.expression)
             if key is None or key not in known:
                 raise ViewBuildError(f"{what}: unsupported JSON path into {source.payload}")
         else:
             raise ViewBuildError(f"{what}: reads {source.payload} other than by one known key")
-
-
-# The JSON functions the templates read a payload key with (JSON_VALUE and its array forms).
-_JSON_READS = (exp.JSONExtractScalar, exp.JSONExtractArray, exp.JSONValueArray)
 
 
 def _check_tables(tree: exp.Expr, source: SourcePlan, what: str) -> None:
@@ -168,6 +164,11 @@ def _check_tables(tree: exp.Expr, source: SourcePlan, what: str) -> None:
             continue
         if (table.catalog, table.db, table.name) != (source.project, source.dataset, source.table):
             raise ViewBuildError(f"{what}: reads a table other than the configured sink")
+
+
+# The JSON functions the templates read a payload key with (JSON_VALUE and its array
+# forms); the build and the binding proof both read keys through these alone.
+JSON_KEY_READS = (exp.JSONExtractScalar, exp.JSONExtractArray, exp.JSONValueArray)
 
 
 def json_path_key(path: exp.Expr | None) -> str | None:

@@ -43,19 +43,12 @@ from tests.emit.test_output_edges import (
     fork_and_report,
     needs_fork,
     read_all,
+    restore,  # noqa: F401 - autouse: counters and defaults reset around each test
     unbuffered_text,
 )
 
 PREFIX = b"x" * 1000  # already in the file
 ROOM = 10  # bytes of the line that fit under the limit
-
-
-@pytest.fixture(autouse=True)
-def restore() -> Iterator[None]:
-    reset_counters()
-    yield
-    reset_defaults()
-    reset_counters()
 
 
 @needs_fork
