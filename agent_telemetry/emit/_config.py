@@ -14,7 +14,7 @@ from typing import IO, Any, Final
 
 from agent_telemetry.emit._counters import TelemetryCounters
 from agent_telemetry.emit._logger import TelemetryLogger, make_logger
-from agent_telemetry.emit._output import Shared
+from agent_telemetry.emit._output import WRITE_TIMEOUT_SECONDS, Shared
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,7 @@ class Settings:
     stream: IO[Any] | None = None
     strict: bool = False
     clock: Callable[[], int] | None = None
+    write_timeout: float = WRITE_TIMEOUT_SECONDS
 
 
 SHARED = Shared()
@@ -42,6 +43,7 @@ CURRENT = _Current()
 def _install(settings: Settings) -> None:
     # Callers hold SHARED.configure_lock. The logger is swapped last, in one assignment.
     CURRENT.settings = settings
+    SHARED.write_timeout = settings.write_timeout
     CURRENT.logger = make_logger(SHARED, settings.stream, settings.strict, settings.clock)
 
 
@@ -60,9 +62,11 @@ def configure(
     stream: IO[Any] | None = None,
     strict: bool | None = None,
     clock: Callable[[], int] | _Keep | None = _KEEP,
+    write_timeout: float | None = None,
 ) -> None:
-    """Set where lines go, the mode and the clock; ``stream`` and ``strict`` left as None,
-    and ``clock`` left out, keep their current values.
+    """Set where lines go, the mode, the clock and the write timeout; ``stream``,
+    ``strict`` and ``write_timeout`` left as None, and ``clock`` left out, keep their
+    current values.
 
     ``stream``: any object with ``write`` (text or binary) and ``flush``; the default,
     until configured, is ``sys.stdout`` looked up at each write.
@@ -72,7 +76,13 @@ def configure(
     line to stamp its ``time`` (a simulation, a replay, a test that wants exact times);
     ``clock=None`` goes back to the real clock. A clock that raises or returns a
     non-integer makes the line an ``internal_error`` rejection (strict: raises).
+    ``write_timeout``: seconds (0.1 by default) an ``emit`` may wait for another thread's
+    write and then for a pipe, socket or terminal to drain; past it the line is dropped
+    whole and counted in ``write_timeouts``. 0 never waits. Raises ``ValueError`` unless
+    it is a finite number >= 0 (a configuration mistake, not telemetry).
     """
+    if write_timeout is not None and not 0 <= write_timeout < float("inf"):
+        raise ValueError("write_timeout must be a finite number of seconds >= 0")
     with SHARED.configure_lock:
         current = CURRENT.settings
         _install(
@@ -80,12 +90,16 @@ def configure(
                 stream=current.stream if stream is None else stream,
                 strict=current.strict if strict is None else bool(strict),
                 clock=current.clock if isinstance(clock, _Keep) else clock,
+                write_timeout=(
+                    current.write_timeout if write_timeout is None else float(write_timeout)
+                ),
             )
         )
 
 
 def reset_defaults() -> None:
-    """Back to ``sys.stdout`` (looked up at each write), lenient mode and the real clock."""
+    """Back to ``sys.stdout`` (looked up at each write), lenient mode, the real clock and
+    the default write timeout."""
     with SHARED.configure_lock:
         _install(Settings())
 
@@ -96,12 +110,24 @@ def settings() -> Settings:
 
 
 def counters() -> TelemetryCounters:
-    """A snapshot of the counters since start (or the last ``reset_counters``)."""
-    with SHARED.lock:
+    """A snapshot of the counters since start (or the last ``reset_counters``).
+
+    Never waits behind a writer: it takes only the count lock.
+    """
+    with SHARED.count_lock:
         return SHARED.counters.snapshot()
 
 
 def reset_counters() -> None:
-    """Start every counter again from zero."""
-    with SHARED.lock:
-        SHARED.counters.reset()
+    """Start every counter again from zero.
+
+    Waits for a line being written (so it is not counted half before, half after) at
+    most the write timeout; a writer stuck longer than that is not waited for.
+    """
+    held = SHARED.lock.acquire(True, SHARED.write_timeout)
+    try:
+        with SHARED.count_lock:
+            SHARED.counters.reset()
+    finally:
+        if held:
+            SHARED.lock.release()
