@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_telemetry._files import read_text_or_none
 from agent_telemetry.check._beside import run_beside
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
 from agent_telemetry.check._definition import (
@@ -89,7 +90,7 @@ def run_check(
     except ConfigError as exc:
         raise CheckUsageError(str(exc)) from None
     lock_path = lock_path or LOCK_PATH
-    lock_text = lock_path.read_text(encoding="utf-8") if lock_path.is_file() else None
+    lock_text = read_text_or_none(lock_path)
     try:
         committed = None if lock_text is None else load_lock(lock_text, str(lock_path))
         specs = registry_specs(versions)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent_telemetry._text import rich_text
 from agent_telemetry.schema import PipelineRun, event_spec
 
 if TYPE_CHECKING:
@@ -131,7 +132,8 @@ def render_sections(sections: list[Section], console: Console) -> None:
             numeric = all(isinstance(row[index], int | float | None) for row in section.rows)
             table.add_column(header, justify="right" if numeric and index else "left")
         for row in section.rows:
-            table.add_row(*("-" if value is None else _cell(value) for value in row))
+            # Values read back from the views: outside text, never markup.
+            table.add_row(*("-" if value is None else rich_text(_cell(value)) for value in row))
         console.print(table)
         if section.note:
             console.print(section.note, style="dim", highlight=False)

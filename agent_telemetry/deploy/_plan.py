@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_telemetry._text import clean
 from agent_telemetry.config import Layout
 from agent_telemetry.deploy._sink import MissingField
 from agent_telemetry.deploy._types import BigQueryError, DryRun, TableState
@@ -186,17 +187,22 @@ def _view_document(
     columns: Iterable[tuple[str, str, str | None]],
     labels: dict[str, str],
 ) -> list[str]:
-    lines = [f"-- description: {description or ''}"]
-    lines += [f"-- column {name} {kind}: {text or ''}" for name, kind, text in columns]
+    # The deployed side is whatever the console holds: each item stays on its own line
+    # (a newline in a description must not start a line of its own in the plan).
+    lines = [f"-- description: {clean(description or '')}"]
     lines += [
-        f"-- label {key}={value}"
+        f"-- column {clean(name)} {clean(kind)}: {clean(text or '')}"
+        for name, kind, text in columns
+    ]
+    lines += [
+        f"-- label {clean(key)}={clean(value)}"
         for key, value in sorted(labels.items())
         if key not in (SQL_LABEL, META_LABEL)
     ]
     if query is None:
-        lines.append(f"-- {SQL_LABEL}: {sql_label or '(none)'}")
+        lines.append(f"-- {SQL_LABEL}: {clean(sql_label or '(none)')}")
     else:
-        lines += query.strip().splitlines()
+        lines += [clean(line) for line in query.strip().splitlines()]
     return lines
 
 

@@ -1,7 +1,14 @@
-"""Plain-text reports of a plan, an approval and an apply, as the CLI prints them."""
+"""Plain-text reports of a plan, an approval and an apply, as the CLI prints them.
+
+Most of what they quote came from outside: deployed descriptions and SQL (anyone with
+console access edits them), server error messages, config names, approver names. Every
+line leaves through ``_text.clean`` (``_lines``): one output line per report line, no
+control character, no workflow command.
+"""
 
 from __future__ import annotations
 
+from agent_telemetry._text import clean
 from agent_telemetry.deploy._approval import Approval
 from agent_telemetry.deploy._decide import ApplyResult
 from agent_telemetry.deploy._plan import ACTIONS, DeploymentPlan
@@ -11,6 +18,10 @@ _WIDTH = max(len(a) for a in (*ACTIONS, "created", "updated", "adopted", "failed
 
 def _indent(text: str, prefix: str = "      ") -> list[str]:
     return [prefix + line for line in text.splitlines()]
+
+
+def _lines(lines: list[str]) -> str:
+    return "".join(clean(line) + "\n" for line in lines)
 
 
 def sink_lines(plan: DeploymentPlan) -> list[str]:
@@ -52,7 +63,7 @@ def render_plan(plan: DeploymentPlan) -> str:
     summary = ", ".join(f"{counts[a]} {a}" for a in ACTIONS if counts[a])
     lines.append(f"views: {summary}")
     lines.append(f"plan hash: {plan.plan_hash}")
-    return "\n".join(lines) + "\n"
+    return _lines(lines)
 
 
 def render_approval(approval: Approval, path: str) -> str:
@@ -75,7 +86,7 @@ def render_approval(approval: Approval, path: str) -> str:
     if approval.sink.missing:
         lines.append(f"  sink fields to add: {', '.join(approval.sink.missing)}")
     lines.append(f"wrote {path}: review it, commit it, then run views apply --approval {path}")
-    return "\n".join(lines) + "\n"
+    return _lines(lines)
 
 
 def render_apply(result: ApplyResult) -> str:
@@ -88,7 +99,7 @@ def render_apply(result: ApplyResult) -> str:
             "refused; " + ("no view written:" if result.sink_patched else "nothing written:")
         )
         lines += [f"  - {reason}" for reason in result.refused]
-        return "\n".join(lines) + "\n"
+        return _lines(lines)
     for item in result.results:
         line = f"  {item.outcome:<{_WIDTH}}  {item.name}"
         if item.detail:
@@ -100,4 +111,4 @@ def render_apply(result: ApplyResult) -> str:
     if not result.wrote and result.ok:
         summary += " (nothing to do)"
     lines.append(f"applied: {summary}" if result.ok else f"incomplete: {summary}; rerun apply")
-    return "\n".join(lines) + "\n"
+    return _lines(lines)

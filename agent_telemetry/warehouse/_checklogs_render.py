@@ -8,11 +8,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from agent_telemetry._text import clean_json, rich_text
 from agent_telemetry.warehouse._checklogs import COERCIONS, LINE_RULES, LogCheckReport
 
 
 def render_json(report: LogCheckReport) -> str:
-    return json.dumps(report.as_dict(), indent=2)
+    return json.dumps(clean_json(report.as_dict()), indent=2)
 
 
 NUMERIC = frozenset(
@@ -64,7 +65,7 @@ def render_text(report: LogCheckReport, console: Console) -> None:
             else (f"{checked.layout}, {checked.encoding}")
         )
         files.add_row(
-            checked.path,
+            rich_text(checked.path),  # a file name: outside text, never markup
             layout,
             f"{checked.records:,}",
             f"{checked.telemetry:,}",
@@ -78,7 +79,11 @@ def render_text(report: LogCheckReport, console: Console) -> None:
     for check in report.events.values():
         style = "red" if check.invalid else None
         events.add_row(
-            check.name, f"{check.lines:,}", f"{check.valid:,}", f"{check.invalid:,}", style=style
+            rich_text(check.name),
+            f"{check.lines:,}",
+            f"{check.valid:,}",
+            f"{check.invalid:,}",
+            style=style,
         )
     console.print(events)
 
@@ -88,7 +93,9 @@ def render_text(report: LogCheckReport, console: Console) -> None:
         )
         for check in report.events.values():
             for (name, rule), count in sorted(check.violations.items()):
-                violations.add_row(check.name, name, rule, f"{count:,}")
+                violations.add_row(
+                    rich_text(check.name), rich_text(name), rich_text(rule), f"{count:,}"
+                )
         console.print(violations)
         broken = {rule for check in report.events.values() for _name, rule in check.violations}
         for rule, text in LINE_RULES.items():
@@ -101,7 +108,7 @@ def render_text(report: LogCheckReport, console: Console) -> None:
         if counter:
             table = _table(console, title, "name", "lines")
             for name, count in sorted(counter.items()):
-                table.add_row(name, f"{count:,}")
+                table.add_row(rich_text(name), f"{count:,}")
             console.print(table)
 
     rows = [
@@ -113,7 +120,7 @@ def render_text(report: LogCheckReport, console: Console) -> None:
     if rows:
         coverage = _table(console, "coverage of valid values", "event", "field", "seen", "not seen")
         for row in rows:
-            coverage.add_row(*row)
+            coverage.add_row(*(rich_text(cell) for cell in row))
         console.print(coverage)
 
     for coercion, label in COERCIONS.items():

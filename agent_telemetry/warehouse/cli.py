@@ -15,6 +15,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from agent_telemetry._text import markup, rich_text
+
 if TYPE_CHECKING:
     from agent_telemetry.warehouse._load import LoadReport
 
@@ -56,7 +58,7 @@ def render_load_report(report: LoadReport, console: Console) -> None:
         table.add_column(header, justify="right")
     for loaded in report.files:
         table.add_row(
-            loaded.path,
+            rich_text(loaded.path),
             *([loaded.encoding] if encodings else []),
             f"{loaded.records:,}",
             f"{loaded.loaded:,}",
@@ -68,8 +70,9 @@ def render_load_report(report: LoadReport, console: Console) -> None:
     for loaded in report.files:
         if loaded.cut_at is not None:
             console.print(
-                f"{loaded.path}: the gzip stream breaks off (cut short or corrupt) at record "
-                f"{loaded.cut_at:,}; counted as truncated, every record before it is loaded",
+                f"{markup(loaded.path)}: the gzip stream breaks off (cut short or corrupt) "
+                f"at record {loaded.cut_at:,}; counted as truncated, every record before it "
+                "is loaded",
                 soft_wrap=True,
                 highlight=False,
             )
@@ -189,8 +192,9 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
             _remove(_wal(building))
     if db is not None:
         console.print(
-            f"kept {db}: table {report.table}, views {', '.join(names)}\n"
-            f'  e.g. duckdb {db} "SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL"',
+            f"kept {markup(db)}: table {markup(report.table)}, views {', '.join(names)}\n"
+            f"  e.g. duckdb {markup(db)} "
+            '"SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL"',
             soft_wrap=True,
             highlight=False,
         )
