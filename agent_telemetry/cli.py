@@ -87,7 +87,7 @@ class LazyGroup(click.Group):
 
 
 def _model_problem(exc: BaseException) -> str:
-    from agent_telemetry.check._definition import model_load_error
+    from agent_telemetry.check import model_load_error
 
     return str(model_load_error(exc))
 
@@ -120,7 +120,7 @@ def main() -> None:
 @click.option("--event", "only", metavar="NAME", help="Show one event only.")
 def events(only: str | None) -> None:
     """Print the event catalogue: fields, types, allowed values or bounds."""
-    from agent_telemetry.check._definition import load_models
+    from agent_telemetry.check import load_models
 
     models, failures = load_models()
     if models is None:

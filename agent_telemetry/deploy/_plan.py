@@ -308,10 +308,9 @@ class DeploymentPlan:
         return {a: sum(1 for v in self.views if v.action == a) for a in ACTIONS}
 
     def exit_code(self) -> int:
-        """``--exit-code``: 0 nothing to do, 2 changes pending, 1 the plan cannot be applied."""
-        if self.dry_run_failures:
-            return 1
-        return 2 if self.pending else 0
+        """``--exit-code``: 0 nothing to do, 1 changes pending or the plan cannot be applied
+        (failed dry runs). Errors (2) never get as far as a plan."""
+        return 1 if self.dry_run_failures or self.pending else 0
 
 
 def compute_plan_hash(
