@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from agent_telemetry.deploy._types import DEFAULT_VALID_DAYS, MAX_VALID_DAYS
 from agent_telemetry.views.cli_options import config_option
 
 if TYPE_CHECKING:
@@ -143,6 +144,13 @@ def plan_command(
 @_endpoint_option
 @click.option("--by", "approver", required=True, metavar="NAME", help="Who approves the plan.")
 @click.option(
+    "--valid-days",
+    type=click.IntRange(1, MAX_VALID_DAYS),
+    default=DEFAULT_VALID_DAYS,
+    show_default=True,
+    help="Days the record stays valid: apply refuses an older one.",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -151,7 +159,12 @@ def plan_command(
     help="Where to write the approval record.",
 )
 def approve_command(
-    config_path: Path | None, layout: str | None, endpoint: str | None, approver: str, output: Path
+    config_path: Path | None,
+    layout: str | None,
+    endpoint: str | None,
+    approver: str,
+    valid_days: int,
+    output: Path,
 ) -> None:
     """Plan, then write an approval record bound to the plan's hash (review and commit it)."""
     _require_bigquery()
@@ -171,7 +184,7 @@ def approve_command(
     plan = _plan(config_path, layout, endpoint)
     click.echo(render_plan(plan), nl=False)
     try:
-        record = approve(plan, approver, identity=approver_identity())
+        record = approve(plan, approver, identity=approver_identity(), valid_days=valid_days)
         write_approval(record, output)
     except ApprovalError as exc:
         _fail(exc)
