@@ -1,4 +1,4 @@
-"""Commands of the local warehouse: ``preview`` and ``check-logs``.
+"""Commands of the local warehouse: ``preview``, ``query`` and ``check-logs``.
 
 DuckDB, sqlglot and the view generator load inside the commands, so other commands
 never pay for them.
@@ -7,6 +7,7 @@ never pay for them.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +15,9 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from agent_telemetry.warehouse._results import FORMATS, ResultFormat
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -237,14 +241,80 @@ def preview(
             _remove(_wal(building))
     if db is not None:
         console.print(
-            f"kept {db}: table {report.table}, views {', '.join(names)}\n"
-            f'  e.g. duckdb {db} "SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL"',
+            Text(
+                f"kept {db}: table {report.table}, views {', '.join(names)}\n"
+                f"  e.g. {explore_hint(db)}"
+            ),
             soft_wrap=True,
             highlight=False,
         )
     if not report.loaded:
         console.print("[yellow]warning[/yellow]: no telemetry lines found")
         sys.exit(1)
+
+
+EXPLORE_SQL = "SELECT lane, status, count(*) AS runs FROM pipeline_run GROUP BY ALL ORDER BY ALL"
+
+
+def explore_hint(db: Path) -> str:
+    """The command every "explore" hint prints: it needs nothing beyond this package."""
+    return f'agent-telemetry query "{EXPLORE_SQL}" --db {shlex.quote(str(db))}'
+
+
+class _QueryFailed(click.ClickException):
+    exit_code = 2  # an error, not a finding
+
+
+@click.command("query")
+@click.argument("sql")
+@click.argument("logs", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--db",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Query this DuckDB database (kept by `preview --db` or `demo`) instead of LOGS; "
+    "opened read-only.",
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="table folds to the terminal's width; csv, json and markdown are for files and pages.",
+)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Deployment file for LOGS (default: ./telemetry.toml if present).",
+)
+def query_command(
+    sql: str, logs: tuple[Path, ...], db: Path | None, output: ResultFormat, config: Path | None
+) -> None:
+    """Run SQL over the generated views (pipeline_run, chat_turn, pipeline_render,
+    provider_status, telemetry_quality) on LOGS, loaded as preview loads them, or on a
+    database kept by `preview --db`. DuckDB's SQL dialect. Exit status 2 on an error.
+    """
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.warehouse._query import QueryError, query_database, query_logs
+    from agent_telemetry.warehouse._results import print_table, to_csv, to_json, to_markdown
+    from agent_telemetry.warehouse._source import LoadError
+
+    if (db is None) == (not logs):
+        raise click.UsageError("give either LOGS or --db FILE, not both and not neither")
+    try:
+        if db is not None:
+            result = query_database(sql, db)
+        else:
+            from agent_telemetry.warehouse._warehouse import default_config
+
+            result = query_logs(sql, logs, config=default_config(config))
+    except (QueryError, LoadError, ConfigError) as exc:
+        raise _QueryFailed(str(exc)) from None
+    if output == "table":
+        print_table(result, Console())
+    else:
+        writer = {"csv": to_csv, "json": to_json, "markdown": to_markdown}[output]
+        click.echo(writer(result), nl=False)
 
 
 @click.command("check-logs")
