@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_telemetry._text import markup
+from agent_telemetry._text import clean, markup
 from agent_telemetry.demo._report import Section, ask, render_sections
 from agent_telemetry.demo._sim import Simulation, emitting_at
 from agent_telemetry.demo._workload import START, run_workload
@@ -65,6 +65,10 @@ def run_demo(out_dir: str | Path = "demo-out", *, seed: int = SEED) -> DemoResul
 
 
 def print_demo(result: DemoResult, console: Console) -> None:
+    from rich.text import Text
+
+    from agent_telemetry.warehouse.cli import explore_hint
+
     end = START.strftime("%Y-%m-%d %H:%M")
     console.print(
         f"[bold]agent-telemetry demo[/bold]: a simulated morning from {end} UTC, "
@@ -82,7 +86,10 @@ def print_demo(result: DemoResult, console: Console) -> None:
     check = result.check
     verdict = "clean" if check.clean else f"{check.violations} line(s) with violations"
     console.print(
-        f"check-logs {markup(result.log)}: {verdict}; explore: duckdb {markup(result.database)}",
+        Text(
+            f"check-logs {clean(result.log)}: {verdict}; "
+            f"explore: {clean(explore_hint(result.database))}"
+        ),
         highlight=False,
         soft_wrap=True,
     )
