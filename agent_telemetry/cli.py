@@ -28,7 +28,8 @@ class Failure(click.ClickException):
     exit_code = ERROR_EXIT
 
     def __init__(self, message: str) -> None:
-        super().__init__(clean(message))
+        # One line: a message that lists several problems keeps them apart with "; ".
+        super().__init__("; ".join(clean(line) for line in message.splitlines() if line))
 
 
 class LazyGroup(click.Group):
