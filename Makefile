@@ -16,8 +16,15 @@ EMU_REQUIREMENTS := tests/deploy/bigquery/emulator-requirements.txt
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,cli,bigquery,analyze,docs]'
+	$(BIN)/pip install --quiet -e '.[dev,cli,bigquery,analyze,docs,report]'
 	touch $(STAMP)
+
+# The page tests drive Debian's chromium headless (tests/browser.py); a fresh machine gets
+# it here (the tests run as root), and a missing browser fails them, never skips them.
+CHROMIUM_STAMP := $(VENV)/.chromium
+$(CHROMIUM_STAMP): $(STAMP)
+	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	touch $(CHROMIUM_STAMP)
 
 $(EMU_STAMP): $(EMU_REQUIREMENTS)
 	$(PYTHON) -m venv $(EMU_VENV)
@@ -44,7 +51,7 @@ typecheck: $(STAMP)
 # Two workers (pytest-xdist); the BigQuery emulator tests form one group on one worker, so
 # one emulator starts. PYTEST_WORKERS=0 runs in this process.
 PYTEST_WORKERS ?= 2
-pytest: $(STAMP) $(EMU_STAMP)
+pytest: $(STAMP) $(EMU_STAMP) $(CHROMIUM_STAMP)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 # CI drift check: the committed view SQL and docs/telemetry.md must match the models.

@@ -81,3 +81,12 @@ def specs() -> dict[str, EventSpec]:
 def wh() -> Iterator[Warehouse]:
     with Warehouse() as warehouse:
         yield warehouse
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Debian chromium for every page test of the session (tests/browser.py)."""
+    from tests.browser import launch
+
+    with launch() as chromium:
+        yield chromium

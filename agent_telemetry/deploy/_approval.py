@@ -118,16 +118,24 @@ class _SignedRecord(_Strict):
     record_sha256: str
 
 
+# Letters that print as nothing (Hangul fillers, the braille blank): no visible name.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
 def check_approver(name: str, what: str = "--by") -> str:
-    """A name or handle: 1-100 printable characters, no control, format or unassigned
-    characters (they could rewrite a terminal or a log line). Errors never repeat it."""
-    name = name.strip()
+    """A name or handle, NFKC-normalised (so look-alike compatibility forms such as
+    fullwidth letters record as the letters they show): 1-100 characters, at least one
+    visible letter or digit, no control, format or unassigned characters (they could
+    rewrite a terminal or a log line). Errors never repeat it."""
+    name = unicodedata.normalize("NFKC", name).strip()
     if not name:
         raise ApprovalError(f"{what}: the approver's name is empty")
     if len(name) > MAX_APPROVER_CHARS:
         raise ApprovalError(f"{what}: longer than {MAX_APPROVER_CHARS} characters")
     if any(unicodedata.category(ch).startswith(("C", "Zl", "Zp")) for ch in name):
         raise ApprovalError(f"{what}: contains control or unprintable characters")
+    if not any(unicodedata.category(ch)[0] in "LN" and ch not in _BLANK_LETTERS for ch in name):
+        raise ApprovalError(f"{what}: has no visible letter or digit")
     return name
 
 
