@@ -131,9 +131,11 @@ def column_changes(plan: ViewPlan) -> list[ColumnChange]:
     return changes
 
 
-def approve_command(config: Path, layout: str | None, endpoint: str | None) -> str:
+def approve_command(config: Path | None, layout: str | None, endpoint: str | None) -> str:
     """``views approve`` with the options this plan was made with, quoted for a shell."""
-    words = ["agent-telemetry", "views", "approve", "--config", str(config)]
+    words = ["agent-telemetry", "views", "approve"]
+    if config is not None:
+        words += ["--config", str(config)]
     if layout is not None:
         words += ["--layout", layout]
     if endpoint is not None:
