@@ -60,11 +60,12 @@ def _require_bigquery() -> None:
         _fail(exc)
 
 
-def _load(config_path: Path) -> DeploymentConfig:
-    from agent_telemetry.config import ConfigError, load_config
+def _load(config_path: Path | None) -> DeploymentConfig:
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.project import resolve_project
 
     try:
-        return load_config(config_path)
+        return resolve_project(config_path).config
     except ConfigError as exc:
         _fail(exc)
 
@@ -84,7 +85,7 @@ def _layout(layout: str | None) -> Layout | None:
     return layout  # type: ignore[return-value]  # click.Choice admits only layouts
 
 
-def _plan(config_path: Path, layout: str | None, endpoint: str | None) -> DeploymentPlan:
+def _plan(config_path: Path | None, layout: str | None, endpoint: str | None) -> DeploymentPlan:
     from agent_telemetry.deploy._read import make_plan
     from agent_telemetry.deploy._types import BigQueryError
 
@@ -123,7 +124,7 @@ _endpoint_option = click.option(
     help="Exit 0 when there is nothing to do, 2 when changes are pending, 1 on error.",
 )
 def plan_command(
-    config_path: Path, layout: str | None, endpoint: str | None, exit_code: bool
+    config_path: Path | None, layout: str | None, endpoint: str | None, exit_code: bool
 ) -> None:
     """Compare the deployed views with the generated ones; dry-run every view."""
     _require_bigquery()
@@ -158,7 +159,7 @@ def plan_command(
     help="Where to write the approval record.",
 )
 def approve_command(
-    config_path: Path,
+    config_path: Path | None,
     layout: str | None,
     endpoint: str | None,
     approver: str,
@@ -218,7 +219,7 @@ def approve_command(
     help="First add the approved missing payload fields (NULLABLE) to the sink table.",
 )
 def apply_command(
-    config_path: Path,
+    config_path: Path | None,
     layout: str | None,
     endpoint: str | None,
     approval_path: Path,
