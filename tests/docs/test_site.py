@@ -140,14 +140,17 @@ def test_every_internal_link_and_anchor_resolves(site: Path, browser: Any) -> No
                 dead.append(f"{page.name} -> {link} (a folder: a file:// reader gets a listing)")
             elif not target.is_file():
                 dead.append(f"{page.name} -> {link}")
-            elif parts.fragment and target.suffix == ".html":
-                if unquote(parts.fragment) not in anchors(target):
-                    dead.append(f"{page.name} -> {link} (no such anchor)")
+            elif (
+                parts.fragment
+                and target.suffix == ".html"
+                and unquote(parts.fragment) not in anchors(target)
+            ):
+                dead.append(f"{page.name} -> {link} (no such anchor)")
     assert dead == []
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base's name)
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
