@@ -16,7 +16,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def assert_quiet_and_offline(seen: Visit) -> None:
     assert seen.console_errors == []
     assert seen.page_errors == []
-    assert seen.network_requests() == []
+    assert seen.remote_requests() == []
 
 
 def screenshot(seen: Visit, name: str, tmp_path: Path) -> Path:

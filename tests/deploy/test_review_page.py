@@ -10,7 +10,7 @@ from typing import Any
 from agent_telemetry.deploy._plan import assemble_plan
 from agent_telemetry.deploy._plan_document import approve_command, plan_document
 from agent_telemetry.deploy._review_page import render_review_page, write_review_page
-from tests.browser import visit
+from tests.browser import file_url, visit
 from tests.deploy.plan_cases import make_plan
 from tests.pages import assert_quiet_and_offline, screenshot
 
@@ -56,7 +56,7 @@ def test_deployed_text_cannot_become_markup_or_a_request(browser: Any, tmp_path:
     html = page.read_text(encoding="utf-8")
     assert "<script" not in html
     assert "<img" not in html
-    with visit(browser, page) as seen:
+    with visit(browser, file_url(page)) as seen:
         assert_quiet_and_offline(seen)  # an <img src=http://...> would have requested
 
 
@@ -64,7 +64,7 @@ def test_the_review_page_in_the_browser(browser: Any, tmp_path: Path) -> None:
     for case in ("create", "update", "noop"):
         page = tmp_path / f"review-{case}.html"
         write_review_page(plan_document(make_plan(case), COMMAND), page)
-        with visit(browser, page) as seen:
+        with visit(browser, file_url(page)) as seen:
             shown = seen.page.evaluate(
                 "() => ({hash: document.getElementById('plan-hash').textContent,"
                 " command: document.getElementById('approve-command').textContent,"

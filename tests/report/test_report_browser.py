@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_telemetry.report import CHARTS
-from tests.browser import visit
+from tests.browser import file_url, visit
 from tests.pages import assert_quiet_and_offline, screenshot
 
 # Per chart: its key, its rows, its drawn shapes (bars, stretches) and the svg's size.
@@ -26,7 +26,7 @@ def test_the_demo_report_draws_every_chart_offline(
     browser: Any, demo_report: tuple[Path, Path], tmp_path: Path
 ) -> None:
     _log, page = demo_report
-    with visit(browser, page) as seen:
+    with visit(browser, file_url(page)) as seen:
         charts = seen.page.evaluate(CHART_STATE)
         screenshot(seen, "report.png", tmp_path)
         assert_quiet_and_offline(seen)
@@ -54,7 +54,7 @@ def test_an_empty_chart_is_drawn_saying_so(browser: Any, tmp_path: Path) -> None
     log = write_lines(tmp_path / "chat.jsonl", [line("chat_turn", tier="public", kind="text")])
     page = tmp_path / "report.html"
     assert CliRunner().invoke(main, ["report", str(log), "--html", str(page)]).exit_code == 0
-    with visit(browser, page) as seen:
+    with visit(browser, file_url(page)) as seen:
         charts = seen.page.evaluate(CHART_STATE)
         assert_quiet_and_offline(seen)
     empty = [c for c in charts if c["rows"] == 0]
