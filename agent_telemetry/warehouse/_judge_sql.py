@@ -97,9 +97,10 @@ class JudgeSql:
 
     def _value(self, key: str, kind: ValueKind) -> tuple[str, str]:
         """The judged value (``_judge.READERS``) and 'Python must judge it', in SQL."""
-        f = f"CAST(CASE WHEN shape = 'entry' THEN e.{_ident(key)} ELSE v.{_ident(key)} END AS VARCHAR)"
+        name = _ident(key)
+        f = f"CAST(CASE WHEN shape = 'entry' THEN e.{name} ELSE v.{name} END AS VARCHAR)"
         if key in LIFTED_KEYS:  # Cloud Logging lifts these out of an emitter line
-            f = f"CAST(CASE WHEN shape = 'entry' THEN e.{_ident(key)} END AS VARCHAR)"
+            f = f"CAST(CASE WHEN shape = 'entry' THEN e.{name} END AS VARCHAR)"
         if kind == "string":
             return _string(f), "false"
         if kind == "bool":

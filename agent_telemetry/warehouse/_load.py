@@ -226,8 +226,10 @@ class _Staging:
             f"SELECT {key} FROM {STAGED} WHERE kind = 'telemetry' AND {INSERT_ID} IS NOT NULL "
             f"AND {quote_identifier(TIMESTAMP)} IS NOT NULL"
         )
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {_NEW} AS SELECT DISTINCT * FROM ({keyed}) "
-                    f"EXCEPT SELECT {key} FROM {_SEEN}")
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_NEW} AS SELECT DISTINCT * FROM ({keyed}) "
+            f"EXCEPT SELECT {key} FROM {_SEEN}"
+        )
         ((entries,),) = con.execute(f"SELECT count(*) FROM ({keyed})").fetchall()
         ((new,),) = con.execute(f"SELECT count(*) FROM {_NEW}").fetchall()
         con.execute(f"INSERT INTO {_SEEN} SELECT * FROM {_NEW}")
@@ -305,9 +307,7 @@ def _load_file(
             refused = type(error).__name__
             raise LoadError(f"{log.label}: DuckDB refused the rows ({refused})") from None
         if stored != python_loaded:
-            raise LoadError(
-                f"{log.label}: stored {stored} of {python_loaded} telemetry records"
-            )
+            raise LoadError(f"{log.label}: stored {stored} of {python_loaded} telemetry records")
     if report.loaded:
         report.duplicates = staging.commit(log.label, report.loaded)
     return report

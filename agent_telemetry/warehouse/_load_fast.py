@@ -14,6 +14,7 @@ land in the staging table, and ``_load`` finishes the file the same way.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import duckdb
 
@@ -30,6 +31,12 @@ _READER = (
 _KINDS = {kind.value: kind for kind in Kind}
 
 
+def opened(log: LogInput) -> Path:
+    """The file ``log`` opened, by its descriptor: DuckDB reads that file, even when its
+    path names another one by now (a file replaced while the load runs)."""
+    return Path(f"/proc/self/fd/{log.fileno()}")
+
+
 def qualifies(log: LogInput) -> bool:
     """Whether DuckDB reads this file's lines as ``_source`` hands them on."""
     return (
@@ -37,7 +44,7 @@ def qualifies(log: LogInput) -> bool:
         and not log.gzip
         and log.encoding.name == "utf-8"
         and not log.encoding.bom
-        and log.path.is_file()
+        and opened(log).is_file()
     )
 
 
@@ -52,7 +59,7 @@ class FastJudge:
         lines left to Python (``python_lines``). None when DuckDB cannot read the file
         exactly; the staging table is then left empty, for the slow path."""
         try:
-            con.execute(self._insert, {"path": str(log.path)})
+            con.execute(self._insert, {"path": str(opened(log))})
         except (duckdb.InvalidInputException, duckdb.IOException):
             con.execute(f"DELETE FROM {STAGED}")
             return None

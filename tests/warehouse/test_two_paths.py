@@ -92,7 +92,9 @@ def test_both_judges_give_the_same_table_and_counts(name: str, written: dict[str
 
 def test_both_judges_agree_across_files_on_duplicates(written: dict[str, Path]) -> None:
     """Duplicates are counted across the files of one load, whichever path each took."""
-    paths = [written[n] for n in ("two-duplicates.jsonl", "sink-duplicates.json", "two-duplicates.jsonl")]
+    paths = [
+        written[n] for n in ("two-duplicates.jsonl", "sink-duplicates.json", "two-duplicates.jsonl")
+    ]
     paths.append(written["two-crlf.jsonl"])
     fast = _load(paths, fast=True)
     assert fast == _load(paths, fast=False)
@@ -104,7 +106,10 @@ def test_the_corpus_exercises_both_judges(written: dict[str, Path]) -> None:
     assert kinds is not None
     assert kinds["telemetry"] > 1000  # judged in SQL
     assert kinds["python"] > 500  # left to Python
-    assert kinds["text"] and kinds["other_json"] and kinds["blank"] and kinds["oversized"]
+    assert kinds["text"]
+    assert kinds["other_json"]
+    assert kinds["blank"]
+    assert kinds["oversized"]
 
 
 @pytest.mark.parametrize("name", ["two-crlf.jsonl", "two-invalid-utf8.jsonl"])

@@ -92,7 +92,7 @@ def _telemetry(rnd: random.Random) -> str:
     shape = rnd.random()
     if shape < 0.5:  # the emitter's line
         time = TIMES[0] if rnd.random() < 0.6 else rnd.choice(TIMES)
-        pairs = payload[:2] + [("severity", "INFO"), ("time", time)] + payload[2:]
+        pairs = [*payload[:2], ("severity", "INFO"), ("time", time), *payload[2:]]
     elif shape < 0.9:  # a LogEntry
         stamp = rnd.choice(TIMES[:8]) if rnd.random() < 0.7 else rnd.choice(TIMES)
         if rnd.random() < 0.3:
