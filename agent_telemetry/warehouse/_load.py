@@ -10,6 +10,7 @@ record, whatever the file's size.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -262,6 +263,8 @@ def _load_file(
     if counts is None:  # the slow path: Python reads and judges every record
         records: Iterable[Record] = iter_records(log)
     else:
+        if progress is not None:  # DuckDB read the whole file
+            progress.update(os.fstat(log.fileno()).st_size)
         for kind, count in counts.items():
             if kind is Kind.TELEMETRY:
                 report.loaded += count
