@@ -195,12 +195,14 @@ class JudgeSql:
         telemetry = "kind IN ('entry', 'emitter')"
         payload = ", ".join(f"{_ident(key)} := {v[0]}" for key, v in values.items())
         insert_id = _string("CAST(v.insertId AS VARCHAR)")
+        # Without a timestamp there is no entry key: the row is stored without its id.
         final = (
             f"SELECT CASE WHEN {telemetry} THEN 'telemetry' ELSE kind END AS kind, "
             f"CASE WHEN {telemetry} THEN struct_pack({payload}) END AS jsonPayload, "
-            f"CASE WHEN {telemetry} THEN {stamp} END AS timestamp, "
-            f"CASE WHEN kind = 'entry' THEN {insert_id} END AS insertId, "
-            f"CASE WHEN kind = '{PYTHON}' THEN line END AS line FROM ({judged})"
+            "stamp AS timestamp, "
+            f"CASE WHEN kind = 'entry' AND stamp IS NOT NULL THEN {insert_id} END AS insertId, "
+            f"CASE WHEN kind = '{PYTHON}' THEN line END AS line "
+            f"FROM (SELECT *, CASE WHEN {telemetry} THEN {stamp} END AS stamp FROM ({judged}))"
         )
         return {"parsed": parsed, "shaped": shaped, "judged": judged, "final": final}
 

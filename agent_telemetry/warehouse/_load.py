@@ -25,6 +25,7 @@ from agent_telemetry.warehouse._duckdb_types import (
     create_table_sql,
     quote_identifier,
 )
+from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
 from agent_telemetry.warehouse._judge import SinkPayload, insert_id, time_of
 from agent_telemetry.warehouse._load_fast import STAGED, FastJudge, python_lines, qualifies
 from agent_telemetry.warehouse._load_progress import LoadProgress
@@ -37,7 +38,7 @@ from agent_telemetry.warehouse._load_sql import (
     local_fields,
     spool_insert,
 )
-from agent_telemetry.warehouse._source import Layout, LoadError, LogInput
+from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Layout, Limits, LoadError, LogInput
 
 __all__ = ["SINK_TABLE", "FileLoad", "LoadError", "LoadReport", "create_sink", "load_logs"]
 
@@ -66,17 +67,14 @@ class FileLoad:
     undecodable: int = 0  # invalid UTF-8, or a lone surrogate escape
     duplicates: int = 0  # telemetry LogEntries seen before (insertId and timestamp)
     cut_at: int | None = None  # a gzip stream broke off (cut or corrupt) at this record
+    stopped: str | None = None  # why the read stopped at a limit (a gzip bomb?)
 
     @property
     def skipped(self) -> int:
         return self.records - self.loaded
 
-    def count(self, kind: Kind) -> None:
-        """Count one record that is not telemetry."""
-        self.count_many(kind, 1)
-
-    def count_many(self, kind: Kind, count: int) -> None:
-        """Count records of one kind that is not telemetry."""
+    def count(self, kind: Kind, count: int = 1) -> None:
+        """Count ``count`` records of a kind that is not telemetry (TEXT comes in runs)."""
         if kind is Kind.TEXT:
             self.text += count
         elif kind is Kind.MALFORMED:
@@ -97,6 +95,7 @@ class LoadReport:
 
     table: str
     files: tuple[FileLoad, ...] = field(default=())
+    repeated: tuple[Repeat, ...] = field(default=())  # inputs naming a file already read
 
     @property
     def records(self) -> int:
@@ -122,6 +121,10 @@ class LoadReport:
     def hostile(self) -> int:
         """Records too long, too deep or not valid Unicode: counted, never read."""
         return sum(f.oversized + f.too_deep + f.undecodable for f in self.files)
+
+    @property
+    def stopped(self) -> tuple[FileLoad, ...]:
+        return tuple(f for f in self.files if f.stopped is not None)
 
     @property
     def duplicates(self) -> int:
@@ -155,18 +158,17 @@ def load_logs(
     schema: Sequence[TableField] | None = None,
     progress: LoadProgress | None = None,
     replace: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
     fast: bool = True,
 ) -> LoadReport:
     """Load every file into ``table`` (created from the sink schema when ``replace``).
+    A file named twice (directly, through a link or by overlapping globs) is read once:
+    the report lists the repeats. A gzip file that passes ``limits`` stops there; what
+    it held before is loaded.
 
     ``fast``: DuckDB judges in SQL what it reads exactly (``_load_fast``); off, Python
-    judges every record (the two are held equal by the tests)."""
-    files = [Path(p) for p in paths]
-    for path in files:
-        if not path.exists():
-            raise LoadError(f"{path}: no such file")
-        if path.is_dir():
-            raise LoadError(f"{path}: is a directory")
+    judges every record (the tests hold the two equal)."""
+    files, repeated = distinct_inputs(Path(p) for p in paths)
     if replace:
         sink = create_sink(con, table=table, schema=schema)
     else:
@@ -177,7 +179,7 @@ def load_logs(
         with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
             spool = Path(spool_dir) / "rows.jsonl"
             for path in files:
-                with LogInput(path) as log:
+                with LogInput(path, limits=limits) as log:
                     if progress is not None:
                         progress.start_file(path.name, _size(path))
                     loaded.append(_load_file(staging, log, spool, progress))
@@ -185,7 +187,7 @@ def load_logs(
                         progress.finish_file()
     finally:
         staging.drop()
-    return LoadReport(table, tuple(loaded))
+    return LoadReport(table, tuple(loaded), repeated)
 
 
 def _size(path: Path) -> int:
@@ -270,7 +272,7 @@ def _load_file(
                 report.loaded += count
             else:
                 report.records += count
-                report.count_many(kind, count)
+                report.count(kind, count)
         records = (_record(raw, 0) for raw in python_lines(staging.con))
     payload_of = SinkPayload(staging.sink.kept)
     rows: list[bytes] = []
@@ -280,19 +282,17 @@ def _load_file(
             telemetry = record.telemetry
             if telemetry is None:
                 if record.kind is not Kind.BLANK:
-                    report.records += 1
-                    report.count(record.kind)
+                    report.records += record.count
+                    report.count(record.kind, record.count)
                     if record.cut:
                         report.cut_at = record.position
                 continue
+            when = time_of(telemetry)
+            # Without a timestamp there is no entry key: stored without its id, the row
+            # is never merged by the views (the sink's own rows always have one).
+            entry_id = insert_id(telemetry) if when is not None else None
             rows.append(
-                orjson.dumps(
-                    {
-                        TIMESTAMP: time_of(telemetry),
-                        INSERT_ID: insert_id(telemetry),
-                        PAYLOAD: payload_of(telemetry),
-                    }
-                )
+                orjson.dumps({TIMESTAMP: when, INSERT_ID: entry_id, PAYLOAD: payload_of(telemetry)})
             )
             if len(rows) >= BATCH:
                 python_loaded += _write(out, rows)
@@ -301,6 +301,7 @@ def _load_file(
         python_loaded += _write(out, rows)
     report.loaded += python_loaded
     report.records += report.loaded
+    report.stopped = log.stopped
     if python_loaded:
         try:
             ((stored,),) = staging.con.execute(
