@@ -12,8 +12,9 @@ its text. So a line is never judged differently here, only sent to the slower ju
 - a line that is not plain: a backslash (escapes: lone surrogates, escaped keys), a
   BOM, an array, ``NaN``/``Infinity`` or a trailing comma (DuckDB's parser takes them,
   orjson refuses), nesting that might be too deep, JSON DuckDB refuses;
-- a key the judgement does not know, or one written twice (orjson keeps the last,
-  DuckDB the first): the record's key count is not the count of its known keys;
+- a key written twice where it is read (orjson keeps the last, DuckDB the first), or
+  a key the judgement does not know beside an emitter's keys (a LogEntry's own keys,
+  resource, labels and the like, are neither read nor parsed);
 - a value whose reading needs Python's own arithmetic: a number other than a plain
   64-bit integer, or a string, in an integer field; ``invalid_fields`` (its items are
   filtered); a timestamp not in the plain ``...Z`` form; a ``jsonPayload`` that is not
@@ -44,23 +45,11 @@ _ZULU_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9
 # What ``_judge.read_timestamp`` might read otherwise (lower case, offsets, BigQuery's
 # space and `` UTC``): left to Python. Deliberately wider than ``_judge._TIMESTAMP``.
 _MAYBE_TIME = r"[0-9]{4}-.*"
-# Keys of a LogEntry (or an emitter line) the judgement does not read: known, so a
-# record holding them is still judged here.
-_ENTRY_KEYS = (
-    "severity",
-    "logName",
-    "resource",
-    "labels",
-    "receiveTimestamp",
-    "trace",
-    "spanId",
-    "traceSampled",
-    "httpRequest",
-    "operation",
-    "sourceLocation",
-    "split",
-)
-_OWN_KEYS = ("jsonPayload", "json_payload", "time", "timestamp", "insertId")
+# The record's own keys beside the payload's (severity: the emitter writes it).
+_OWN_KEYS = ("jsonPayload", "json_payload", "time", "timestamp", "insertId", "severity")
+# What ``_load_scan.telemetry_of`` reads of a LogEntry beside its payload: a LogEntry's
+# other keys (resource, labels, ...) are neither read nor parsed into fragments.
+_ENTRY_READ = ("jsonPayload", "json_payload", "timestamp", "insertId")
 
 
 def _lit(text: str) -> str:
@@ -93,7 +82,7 @@ class JudgeSql:
         self.kinds: dict[str, ValueKind] = {k: v for k, v in PAYLOAD_KINDS.items() if k in keep}
         payload = list(self.kinds)
         self.payload_keys = payload
-        self.top_keys = list(dict.fromkeys([*payload, *_OWN_KEYS, *_ENTRY_KEYS]))
+        self.top_keys = list(dict.fromkeys([*payload, *_OWN_KEYS]))
 
     def _value(self, key: str, kind: ValueKind) -> tuple[str, str]:
         """The judged value (``_judge.READERS``) and 'Python must judge it', in SQL."""
@@ -156,7 +145,7 @@ class JudgeSql:
             f"WHEN {stripped}[1] IN ('{{', '[', '\ufeff') THEN '{PYTHON}' ELSE 'text' END"
         )
         parsed = (
-            f"SELECT line, first, v, CASE WHEN v IS NOT NULL THEN len(json_keys(line)) END "
+            f"SELECT line, first, v, CASE WHEN v IS NOT NULL THEN json_keys(line) END "
             "AS keys FROM (SELECT line, first, CASE WHEN first = 'json' THEN "
             f"TRY(from_json(line, {_fragments(self.top_keys)})) END AS v "
             f"FROM (SELECT line, {first} AS first FROM {reader}))"
@@ -173,13 +162,18 @@ class JudgeSql:
             "len(json_keys(v.jsonPayload)) END AS inner_keys "
             f"FROM ({parsed})"
         )
+        # A key written twice or unknown: the record's keys outnumber its known ones. A
+        # LogEntry's other keys are unknown here and never read: only those read count.
+        entry_read = ", ".join(_lit(key) for key in _ENTRY_READ)
+        entry_keys = f"len(list_filter(keys, lambda key: key IN ({entry_read})))"
         shaped = (
             f"SELECT *, CASE WHEN first <> 'json' THEN first "
-            f"WHEN v IS NULL OR keys <> {_known('v', self.top_keys)} THEN '{PYTHON}' "
-            f"WHEN {present.format('json_payload')} THEN '{PYTHON}' "
+            f"WHEN v IS NULL OR {present.format('json_payload')} THEN '{PYTHON}' "
             f"WHEN {present.format('jsonPayload')} THEN (CASE WHEN e IS NOT NULL AND "
-            f"inner_keys = {_known('e', self.payload_keys)} AND {inner_envelope} "
+            f"inner_keys = {_known('e', self.payload_keys)} AND {inner_envelope} AND "
+            f"{entry_keys} = {_known('v', list(_ENTRY_READ))} "
             f"THEN 'entry' ELSE '{PYTHON}' END) "
+            f"WHEN len(keys) <> {_known('v', self.top_keys)} THEN '{PYTHON}' "
             f"WHEN {envelope} THEN 'emitter' ELSE 'other_json' END AS shape FROM ({entry})"
         )
         values = {key: self._value(key, kind) for key, kind in self.kinds.items()}
