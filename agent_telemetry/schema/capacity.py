@@ -29,6 +29,7 @@ from agent_telemetry.schema.spec import EventSpec, FieldSpec
 
 # Per event version: at most 2**64 different lines (64 bits).
 EVENT_BUDGET_BITS = 64
+EVENT_BUDGET_VALUES = 1 << EVENT_BUDGET_BITS
 # A closed set of more members needs a reviewed waiver (ENUM_SIZE).
 MAX_MEMBERS = 64
 # An int field of more bits needs a precision or a reviewed waiver (INT_PRECISION).
@@ -36,7 +37,7 @@ PRECISION_REQUIRED_BITS = 16
 # Significant digits a precision may keep: 2**53 has 16 digits, so 15 still rounds.
 MAX_PRECISION = 15
 
-_POW10 = tuple(10**n for n in range(20))
+_POW10: tuple[int, ...] = tuple(10**n for n in range(20))
 
 
 def round_significant(value: int, digits: int) -> int:
@@ -189,7 +190,7 @@ class EventCapacity:
 
     @property
     def within_budget(self) -> bool:
-        return self.values <= 2**EVENT_BUDGET_BITS
+        return self.values <= EVENT_BUDGET_VALUES
 
     def widest(self, n: int = 3) -> tuple[FieldCapacity, ...]:
         """The ``n`` fields that carry the most, widest first (model order on ties)."""

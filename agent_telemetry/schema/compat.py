@@ -29,7 +29,6 @@ from agent_telemetry.schema.capacity import (
     event_capacity,
     review_tenths,
     show_bits,
-    tenths,
 )
 from agent_telemetry.schema.lock import LockedEvent, LockedField, LockedReview, SchemaLock
 from agent_telemetry.schema.rules import sanitise_column
@@ -482,12 +481,12 @@ def _baseline(base: SchemaLock, name: str, version: int) -> tuple[int, LockedEve
 def _grown_fields(before: EventCapacity | None, after: EventCapacity) -> list[str]:
     """``name a -> b bits`` for every field that can say more than it could (new ones too)."""
     grown = []
-    for field in after.fields:
-        old = before.field(field.name) if before is not None else None
+    for new in after.fields:
+        old = before.field(new.name) if before is not None else None
         old_values = old.values if old is not None else 1  # a field that was not there: 1 value
-        if field.values > old_values:
+        if new.values > old_values:
             was = old.bits if old is not None else "new, 0.0"
-            grown.append(f"{field.name} {was} -> {field.bits}")
+            grown.append(f"{new.name} {was} -> {new.bits}")
     return grown
 
 
@@ -528,9 +527,10 @@ def _capacity_growth(base: SchemaLock, current: SchemaLock) -> Iterator[Change]:
         if reviewed is None:
             yield Change("CAPACITY_GROWTH", "breaking", name, version, None, detail)
         else:
+            approved = show_bits(review_tenths(reviewed.bits))
             detail += (
-                f"; data review {reviewed.reference} approves {show_bits(review_tenths(reviewed.bits))}"
-                f" bits (reason: {reviewed.reason})"
+                f"; data review {reviewed.reference} approves {approved} bits "
+                f"(reason: {reviewed.reason})"
             )
             yield Change("CAPACITY_GROWTH", "addition", name, version, None, detail)
 
@@ -642,7 +642,9 @@ class ExceptionEntryError(AgentTelemetryError, ValueError):
 
 # A capacity growth is cleared by a data review next to the model, never by the config.
 _EXCEPTABLE = tuple(
-    r.id for r in COMPAT_RULES if r.id not in ("DESCRIPTION_EDIT", "FIELD_PRECISION", "CAPACITY_GROWTH")
+    r.id
+    for r in COMPAT_RULES
+    if r.id not in ("DESCRIPTION_EDIT", "FIELD_PRECISION", "CAPACITY_GROWTH")
 )
 
 

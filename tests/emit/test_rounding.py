@@ -44,7 +44,8 @@ def test_both_paths_round_each_measurement_alike(queue_wait: int, duration: int)
     assert invalid == ()
     for name, value in (("queue_wait_ms", queue_wait), ("duration_ms", duration)):
         assert fast[name] == careful[name] == round_significant(value, 3)
-        assert type(fast[name]) is int and type(careful[name]) is int
+        assert type(fast[name]) is int
+        assert type(careful[name]) is int
 
 
 def test_emit_writes_three_significant_digits(lenient: io.StringIO) -> None:
@@ -52,8 +53,11 @@ def test_emit_writes_three_significant_digits(lenient: io.StringIO) -> None:
     assert record is not None
     assert (record["queue_wait_ms"], record["duration_ms"]) == (1230, 3_600_000)
     assert '"duration_ms":3600000' in lenient.getvalue()
-    status = emit(ProviderStatus, provider="vertex", state="live", probe="preflight", retry_after_s=86_399)
-    assert status is not None and status["retry_after_s"] == 86_400
+    status = emit(
+        ProviderStatus, provider="vertex", state="live", probe="preflight", retry_after_s=86_399
+    )
+    assert status is not None
+    assert status["retry_after_s"] == 86_400
 
 
 def test_values_below_the_precision_are_written_as_they_are(lenient: io.StringIO) -> None:

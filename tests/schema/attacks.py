@@ -191,6 +191,7 @@ LEAKY_NAMES = [
 ]
 
 
+REVIEWS = "data_reviews: ClassVar[tuple[DataReview, ...]] = "
 FLAGS_64 = "\n".join(f'f{i:02d}: bool | None = flag("Bit {i}.")' for i in range(64))
 
 ATTACKS: tuple[Attack, ...] = (
@@ -267,7 +268,9 @@ ATTACKS: tuple[Attack, ...] = (
         None,
         event(OK_FIELD, name="checkout_8c87b489ce35cf2e2f39"),
     ),
-    Attack("event-name-phone", "EVENT_NAME_NO_IDENTIFIER", None, event(OK_FIELD, name="v4155550123")),
+    Attack(
+        "event-name-phone", "EVENT_NAME_NO_IDENTIFIER", None, event(OK_FIELD, name="v4155550123")
+    ),
     Attack("event-version-1000", "EVENT_VERSION", None, event(OK_FIELD, version="1000")),
     Attack(
         "field-name-hex-run",
@@ -328,7 +331,7 @@ ATTACKS: tuple[Attack, ...] = (
         None,
         event(
             OK_FIELD,
-            body='data_reviews: ClassVar[tuple[DataReview, ...]] = (DataReview("issue 1", " ", 2.0),)',
+            body=REVIEWS + '(DataReview("issue 1", " ", 2.0),)',
         ),
     ),
     Attack(
@@ -343,7 +346,7 @@ ATTACKS: tuple[Attack, ...] = (
         None,
         event(
             OK_FIELD,
-            body='data_reviews: ClassVar[tuple[DataReview, ...]] = (DataReview("r", "why", 99.0),)',
+            body=REVIEWS + '(DataReview("r", "why", 99.0),)',
         ),
     ),
     Attack(
@@ -352,7 +355,7 @@ ATTACKS: tuple[Attack, ...] = (
         None,
         event(
             OK_FIELD,
-            body='data_reviews: ClassVar[tuple[DataReview, ...]] = (DataReview("r", "why", 1.05),)',
+            body=REVIEWS + '(DataReview("r", "why", 1.05),)',
         ),
     ),
     # --- the issue, as reported --------------------------------------------------------

@@ -109,7 +109,14 @@ def test_rounding_matches_decimal_arithmetic(value: int, digits: int) -> None:
 
 @pytest.mark.parametrize(
     ("value", "rounded"),
-    [(999, 999), (1234, 1230), (1235, 1240), (9995, 10_000), (3_599_999, 3_600_000), (-1235, -1240)],
+    [
+        (999, 999),
+        (1234, 1230),
+        (1235, 1240),
+        (9995, 10_000),
+        (3_599_999, 3_600_000),
+        (-1235, -1240),
+    ],
 )
 def test_rounding_at_the_edges(value: int, rounded: int) -> None:
     assert round_significant(value, 3) == rounded
@@ -123,7 +130,8 @@ def test_rounding_at_the_edges(value: int, rounded: int) -> None:
 def test_rounded_values_are_counted_exactly(ge: int, width: int, digits: int) -> None:
     le = ge + width
     ge, le = round_significant(ge, digits), round_significant(le, digits)
-    assert is_exact(ge, digits) and is_exact(le, digits)
+    assert is_exact(ge, digits)
+    assert is_exact(le, digits)
     brute = {round_significant(v, digits) for v in range(ge, le + 1)}
     assert all(ge <= v <= le for v in brute)  # rounding never leaves exact bounds
     assert rounded_values(ge, le, digits) == len(brute)
@@ -134,7 +142,9 @@ def test_no_precision_counts_every_value() -> None:
 
 
 def test_an_event_of_exactly_64_bits_is_accepted_and_one_bit_more_is_not() -> None:
-    fields = "\n".join(f'f{i:02d}: bool = Field(strict=True, description="Bit {i}.")' for i in range(64))
+    fields = "\n".join(
+        f'f{i:02d}: bool = Field(strict=True, description="Bit {i}.")' for i in range(64)
+    )
     model = define(event(fields))
     assert event_capacity(model.spec()).bits == f"{EVENT_BUDGET_BITS}.0"  # type: ignore[attr-defined]
     with pytest.raises(SchemaRuleError) as caught:

@@ -26,7 +26,6 @@ from agent_telemetry.schema.compat import (
 )
 from agent_telemetry.schema.lock import SchemaLock, parse_lock
 from tests.schema.copies import (
-    compare_shape as compare,
     LockData,
     Mutation,
     copy_model,
@@ -37,6 +36,9 @@ from tests.schema.copies import (
     mutated,
     real_lock_data,
     registry_with,
+)
+from tests.schema.copies import (
+    compare_shape as compare,
 )
 
 BASE = parse_lock(real_lock_data())
