@@ -187,20 +187,21 @@ def _view_document(
     columns: Iterable[tuple[str, str, str | None]],
     labels: dict[str, str],
 ) -> list[str]:
-    # The deployed side is whatever the console holds: each item stays on its own line
-    # (a newline in a description must not start a line of its own in the plan).
-    lines = [f"-- description: {clean(description or '')}"]
+    # Metadata lines start with "# ", not SQL's "-- ": a removed "-- description" line
+    # would print as "--- description", which reads like a diff's file header. The
+    # deployed side is whatever the console holds: each item stays on its own line (a
+    # newline in a description must not start a line of its own in the plan).
+    lines = [f"# description: {clean(description or '')}"]
     lines += [
-        f"-- column {clean(name)} {clean(kind)}: {clean(text or '')}"
-        for name, kind, text in columns
+        f"# column {clean(name)} {clean(kind)}: {clean(text or '')}" for name, kind, text in columns
     ]
     lines += [
-        f"-- label {clean(key)}={clean(value)}"
+        f"# label {clean(key)}={clean(value)}"
         for key, value in sorted(labels.items())
         if key not in (SQL_LABEL, META_LABEL)
     ]
     if query is None:
-        lines.append(f"-- {SQL_LABEL}: {clean(sql_label or '(none)')}")
+        lines.append(f"# {SQL_LABEL}: {clean(sql_label or '(none)')}")
     else:
         lines += [clean(line) for line in query.strip().splitlines()]
     return lines

@@ -8,6 +8,8 @@ control character, no workflow command.
 
 from __future__ import annotations
 
+import click
+
 from agent_telemetry._text import clean
 from agent_telemetry.deploy._approval import Approval
 from agent_telemetry.deploy._decide import ApplyResult
@@ -20,8 +22,32 @@ def _indent(text: str, prefix: str = "      ") -> list[str]:
     return [prefix + line for line in text.splitlines()]
 
 
+class _Shown(str):
+    """A line already made safe (cleaned, then coloured by us): ``_lines`` keeps it."""
+
+    __slots__ = ()
+
+
 def _lines(lines: list[str]) -> str:
-    return "".join(clean(line) + "\n" for line in lines)
+    return "".join((line if isinstance(line, _Shown) else clean(line)) + "\n" for line in lines)
+
+
+def _styled(line: str) -> str:
+    if line.startswith(("--- ", "+++ ")):
+        return click.style(line, bold=True)
+    if line.startswith("@@"):
+        return click.style(line, fg="cyan")
+    if line.startswith("+"):
+        return click.style(line, fg="green")
+    if line.startswith("-"):
+        return click.style(line, fg="red")
+    return line
+
+
+def colour_diff(text: str) -> str:
+    """A unified diff with ANSI colours: only for a terminal, or when asked. Each line is
+    cleaned first: the colours are the only escapes in it."""
+    return "\n".join(_styled(clean(line)) for line in text.splitlines())
 
 
 def sink_lines(plan: DeploymentPlan) -> list[str]:
@@ -38,7 +64,7 @@ def sink_lines(plan: DeploymentPlan) -> list[str]:
     return lines
 
 
-def render_plan(plan: DeploymentPlan) -> str:
+def render_plan(plan: DeploymentPlan, *, colour: bool = False) -> str:
     lines = [
         f"target: {plan.target} (layout {plan.layout})",
         f"source: {plan.source}",
@@ -53,7 +79,10 @@ def render_plan(plan: DeploymentPlan) -> str:
             head += " (apply refuses without --adopt)"
         lines.append(head)
         if view.diff:
-            lines += _indent(view.diff)
+            if colour:
+                lines += [_Shown(line) for line in _indent(colour_diff(view.diff))]
+            else:
+                lines += _indent(view.diff)
     failures = plan.dry_run_failures
     lines.append("")
     ok = len(plan.views) - len(failures)
