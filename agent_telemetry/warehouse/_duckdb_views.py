@@ -25,7 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.warehouse._duckdb_types import quote_identifier
+from agent_telemetry.warehouse._duckdb_types import duckdb_type, quote_identifier
 from agent_telemetry.warehouse._load_sql import sql_string
 
 if TYPE_CHECKING:
@@ -86,7 +86,19 @@ def _transpile(
     local_tree = tree.transform(rewrite)
     if rewritten == 0:
         raise TranspileError(f"view {view.name}: no reference to the sink table {'.'.join(source)}")
-    return local_tree.sql(dialect="duckdb", pretty=True)
+    return _typed(view, local_tree.sql(dialect="duckdb", pretty=True))
+
+
+def _typed(view: ViewDefinition, query: str) -> str:
+    """The query with each column cast to the type BigQuery gives it: DuckDB types some
+    results its own way (a literal ``1`` is INTEGER, not BIGINT; sqlglot's COUNTIF is a
+    SUM, HUGEINT), and a local view must answer with BigQuery's types."""
+    casts = ",\n  ".join(
+        f"CAST({quote_identifier(c.name)} AS {duckdb_type(c.schema_field())}) "
+        f"AS {quote_identifier(c.name)}"
+        for c in view.columns
+    )
+    return f"SELECT\n  {casts}\nFROM (\n{query}\n) AS {quote_identifier(view.name)}"
 
 
 def _unnest_filter(query: exp.Expression, element: bool) -> exp.Expression | None:
