@@ -119,12 +119,12 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["lit"] = sql_literal
-    env.globals["json_number"] = f"^{JSON_NUMBER}$"
     return env
 
 
 def render(template: str, **context: Any) -> str:
-    return _environment().get_template(template).render(**context)
+    # The exact number text the JSON layout's reads accept: the judgement's own pattern.
+    return _environment().get_template(template).render(json_number=f"^{JSON_NUMBER}$", **context)
 
 
 def _check_payload_keys(
