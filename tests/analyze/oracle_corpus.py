@@ -28,6 +28,7 @@ SPECS: tuple[EventSpec, ...] = catalogue()
 START = datetime(2026, 5, 9, 23, 59, 30, tzinfo=UTC)  # rows fall on two UTC days
 EXACT = 2**53 - 1  # the largest integer every double between it and 0 holds exactly
 INT64_MAX = 2**63 - 1
+SPELLINGS_FROM = 10_000  # seconds after START
 
 
 def _when(index: int) -> datetime:
@@ -147,7 +148,8 @@ def spellings() -> list[Entry]:
                 payload = _payload(event, pick)
                 payload["unknown_fields"] = pick_count(i)
                 payload["invalid_fields"] = invalid_fields_spelling(event, i)
-                found.append(Entry.of(payload, _when(len(found)), f"s-{len(found)}"))
+                when = _when(SPELLINGS_FROM + len(found))  # apart from the other parts' times
+                found.append(Entry.of(payload, when, f"s-{len(found)}"))
     return found
 
 
@@ -235,9 +237,10 @@ _JSON_SCALARS = st.one_of(
     st.text(max_size=8),
 )
 _ANY_JSON = st.recursive(
-    _JSON_SCALARS,
+    _JSON_SCALARS | st.just([]) | st.just({}),
     lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+        st.lists(inner, min_size=1, max_size=3)
+        | st.dictionaries(st.text(max_size=4), inner, min_size=1, max_size=3)
     ),
     max_leaves=5,
 )
