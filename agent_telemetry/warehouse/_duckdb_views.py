@@ -66,6 +66,7 @@ def _transpile(
     present: frozenset[str],
 ) -> str:
     tree = sqlglot.parse_one(view.query, read="bigquery").transform(_as_list_filter)
+    tree = tree.transform(json_type)
     rewritten = 0
 
     def rewrite(node: exp.Expression) -> exp.Expression:
@@ -99,6 +100,34 @@ def _typed(view: ViewDefinition, query: str) -> str:
         for c in view.columns
     )
     return f"SELECT\n  {casts}\nFROM (\n{query}\n) AS {quote_identifier(view.name)}"
+
+
+# DuckDB's json_type names DuckDB's types; BigQuery's JSON_TYPE names JSON's.
+_JSON_TYPES = {
+    "VARCHAR": "string",
+    "BOOLEAN": "boolean",
+    "BIGINT": "number",
+    "UBIGINT": "number",
+    "DOUBLE": "number",
+    "ARRAY": "array",
+    "OBJECT": "object",
+    "NULL": "null",
+}
+
+
+def json_type(node: exp.Expression) -> exp.Expression:
+    """BigQuery's ``JSON_TYPE(x)`` (``x`` a JSON value, or ``payload.key`` of one) as
+    DuckDB's ``json_type`` with BigQuery's names; a missing key stays NULL."""
+    if not isinstance(node, exp.JSONType):
+        return node
+    target = node.this
+    if isinstance(target, exp.Column) and target.args.get("db") is not None:
+        payload = f"{quote_identifier(target.db)}.{quote_identifier(target.table)}"
+        value = f"json_extract({payload}, {sql_string('$.' + target.name)})"
+    else:
+        value = target.sql(dialect="duckdb")
+    cases = " ".join(f"WHEN {sql_string(k)} THEN {sql_string(v)}" for k, v in _JSON_TYPES.items())
+    return sqlglot.parse_one(f"CASE json_type({value}) {cases} END", read="duckdb")
 
 
 def _unnest_filter(query: exp.Expression, element: bool) -> exp.Expression | None:
