@@ -65,8 +65,8 @@ def _transpile(
     payload_column: str,
     present: frozenset[str],
 ) -> str:
-    tree = sqlglot.parse_one(view.query, read="bigquery").transform(_as_list_filter)
-    tree = tree.transform(json_type)
+    parsed = sqlglot.parse_one(view.query, read="bigquery")
+    tree = parsed.transform(_as_list_filter).transform(json_type)
     rewritten = 0
 
     def rewrite(node: exp.Expression) -> exp.Expression:
@@ -115,7 +115,7 @@ _JSON_TYPES = {
 }
 
 
-def json_type(node: exp.Expression) -> exp.Expression:
+def json_type(node: exp.Expr) -> exp.Expr:
     """BigQuery's ``JSON_TYPE(x)`` (``x`` a JSON value, or ``payload.key`` of one) as
     DuckDB's ``json_type`` with BigQuery's names; a missing key stays NULL."""
     if not isinstance(node, exp.JSONType):
