@@ -33,10 +33,15 @@ def _hostile_update() -> Any:
     plan = make_plan("update")
     (view,) = plan.views
     assert view.deployed.state is not None
+    state = view.deployed.state
+    schema = tuple(
+        replace(f, description=HOSTILE) if f.name == "passed" else f for f in state.schema
+    )
     state = replace(
-        view.deployed.state,
+        state,
         description=HOSTILE,
-        view_query=view.deployed.state.view_query + f"\n-- {HOSTILE}",
+        schema=schema,  # a column description the page shows (was -> now)
+        view_query=state.view_query + f"\n-- {HOSTILE}",  # and a line of the SQL
     )
     deployed = replace(view.deployed, state=state)
     return assemble_plan(
