@@ -130,8 +130,11 @@ def _from_module(module: ModuleType, origin: str) -> Catalogue:
     return Catalogue(origin, MappingProxyType(events), versions)
 
 
-def load_catalogue(source: ModuleType | str | Mapping[str, type[TelemetryEvent]]) -> Catalogue:
-    """A catalogue from a module, its import path, or a ``name -> model`` mapping.
+def load_catalogue(
+    source: Catalogue | ModuleType | str | Mapping[str, type[TelemetryEvent]],
+) -> Catalogue:
+    """A catalogue from a module, its import path, or a ``name -> model`` mapping (a
+    ``Catalogue`` is returned as it is).
 
     A module (or path) exposes ``EVENTS`` and, optionally, ``EVENT_VERSIONS`` (retired
     versions too; without it, the current models only). Importing runs the definition

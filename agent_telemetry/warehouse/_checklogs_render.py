@@ -8,11 +8,15 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from agent_telemetry.schema.coverage import Coverage
 from agent_telemetry.warehouse._checklogs import COERCIONS, LINE_RULES, LogCheckReport
 
 
-def render_json(report: LogCheckReport) -> str:
-    return json.dumps(report.as_dict(), indent=2)
+def render_json(report: LogCheckReport, covered: Coverage | None = None) -> str:
+    document = report.as_dict()
+    if covered is not None:
+        document["telemetry_coverage"] = covered.as_dict()
+    return json.dumps(document, indent=2)
 
 
 NUMERIC = frozenset(

@@ -20,6 +20,7 @@ from rich.text import Text
 from agent_telemetry.warehouse._results import FORMATS, ResultFormat
 
 if TYPE_CHECKING:
+    from agent_telemetry.schema.catalogue import Catalogue
     from agent_telemetry.warehouse._load import LoadReport
 
 # DuckDB's file header (MainHeader): a uint64 checksum, then the magic bytes.
@@ -286,7 +287,34 @@ def query_command(
     'numbers or booleans written as strings ("5", "true") and integers written as doubles '
     "(5.0) are violations, not coercions.",
 )
-def check_logs_command(logs: tuple[Path, ...], output: str, strict_types: bool) -> None:
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Deployment file whose [catalogue] the lines are checked against (default: the "
+    "nearest telemetry.toml, if any; else the package's own events).",
+)
+@click.option(
+    "--coverage",
+    "show_coverage",
+    is_flag=True,
+    help="Also report which events, fields and enum members of the catalogue no valid "
+    "line showed (counts and the catalogue's own names only).",
+)
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(0, 100),
+    metavar="PCT",
+    default=None,
+    help="Exit 1 when the coverage is below PCT percent (implies --coverage).",
+)
+def check_logs_command(
+    logs: tuple[Path, ...],
+    output: str,
+    strict_types: bool,
+    config: Path | None,
+    show_coverage: bool,
+    fail_under: float | None,
+) -> None:
     """Check real log lines against the models: per event valid and invalid lines,
     violations by field and rule (never the values), unknown events and coverage.
 
@@ -303,12 +331,39 @@ def check_logs_command(logs: tuple[Path, ...], output: str, strict_types: bool) 
     from agent_telemetry.warehouse._checklogs_render import render_json, render_text
     from agent_telemetry.warehouse._source import LoadError
 
+    catalogue = _catalogue(config)
     try:
-        report = check_logs(logs, strict_types=strict_types)
+        report = check_logs(logs, catalogue.versions, strict_types=strict_types)
     except LoadError as error:
         raise click.ClickException(str(error)) from None
+    covered = report.coverage() if show_coverage or fail_under is not None else None
     if output == "json":
-        click.echo(render_json(report))
+        click.echo(render_json(report, covered))
     else:
         render_text(report, Console())
-    sys.exit(0 if report.clean else 1)
+        if covered is not None:
+            for line in covered.lines():
+                click.echo(line)
+    failed = not report.clean
+    if covered is not None and fail_under is not None and covered.below(fail_under):
+        click.echo(
+            f"telemetry coverage {covered.percent:.1f}% is below --fail-under {fail_under:g}",
+            err=True,
+        )
+        failed = True
+    sys.exit(1 if failed else 0)
+
+
+def _catalogue(config: Path | None) -> Catalogue:
+    """The catalogue of ``config``, else of the nearest telemetry.toml, else the package's."""
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.project import find_config, resolve_project
+    from agent_telemetry.schema.catalogue import CatalogueError, default_catalogue
+
+    path = config or find_config(Path.cwd())
+    if path is None:
+        return default_catalogue()
+    try:
+        return resolve_project(path).catalogue
+    except (ConfigError, CatalogueError) as error:
+        raise click.ClickException(str(error)) from None
