@@ -114,6 +114,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     covered = _coverage(session.config)
     threshold = _threshold(session.config)
-    if covered is not None and threshold is not None and covered.below(threshold):
-        if exitstatus == 0:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    below = covered is not None and threshold is not None and covered.below(threshold)
+    if below and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
