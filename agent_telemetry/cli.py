@@ -113,7 +113,7 @@ def events(only: str | None) -> None:
         console.print(table)
 
 
-from agent_telemetry.check.cli import check, lock  # noqa: E402
+from agent_telemetry.check.cli import check, init, lock  # noqa: E402
 
 assert isinstance(main, LazyGroup)
 # `views` is SQL generation; BigQuery deployment and GoogleSQL's analyzer (layers above
@@ -133,5 +133,6 @@ main.add_lazy("preview", "agent_telemetry.warehouse.cli:preview")
 main.add_lazy("query", "agent_telemetry.warehouse.cli:query_command")
 main.add_lazy("check-logs", "agent_telemetry.warehouse.cli:check_logs_command")
 main.add_lazy("demo", "agent_telemetry.demo.cli:demo")
+main.add_command(init)
 main.add_command(lock)
 main.add_command(check)

@@ -209,3 +209,40 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     path.write_text(text, encoding="utf-8")
     summary = ", ".join(f"{e} {c}" for e, c in classes.items() if c != "none") or "no changes"
     click.echo(f"wrote {display_path(path)} ({summary})")
+
+
+@click.command()
+@click.option(
+    "--package",
+    metavar="NAME",
+    default=None,
+    help="The service's Python package, where the catalogue module goes (default: "
+    "from the folder's name).",
+)
+@click.pass_context
+def init(ctx: click.Context, package: str | None) -> None:
+    """Set this repository up: telemetry.toml, a starter catalogue, its lock, views,
+    data dictionary and the CI job (never overwrites a file; a second run changes nothing).
+    """
+    from agent_telemetry.check._init import InitError, plan, write
+
+    root = Path.cwd()
+    try:
+        planned = plan(root, package)
+    except InitError as exc:
+        raise UsageFailure(str(exc)) from None
+    for path in write(planned):
+        click.echo(f"wrote {path.relative_to(root).as_posix()}")
+    config = root / "telemetry.toml"
+    ctx.invoke(lock, config=config, lock_path=None)
+
+    from agent_telemetry.project import resolve_project
+    from agent_telemetry.views import build
+
+    result = build(resolve_project(config))
+    for path in result.written:
+        click.echo(f"wrote {path.relative_to(root).as_posix()}")
+    click.echo(
+        "next: edit the [source] and [target] of telemetry.toml, commit everything, and "
+        "run `agent-telemetry check` (docs/ci.md has the pre-commit hook)"
+    )
