@@ -20,8 +20,11 @@ from rich.text import Text
 from agent_telemetry.warehouse._results import FORMATS, ResultFormat
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent_telemetry.schema.catalogue import Catalogue
     from agent_telemetry.warehouse._load import LoadReport
+    from agent_telemetry.warehouse._source import Limits
 
 # DuckDB's file header (MainHeader): a uint64 checksum, then the magic bytes.
 DUCKDB_MAGIC_OFFSET = 8
@@ -33,6 +36,35 @@ LOGS = click.argument(
     required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
 )
+
+
+def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--max-decompressed and --max-ratio: how far a gzip file may expand."""
+    from agent_telemetry.warehouse._source import DEFAULT_LIMITS
+
+    command = click.option(
+        "--max-ratio",
+        type=click.IntRange(min=1),
+        metavar="TIMES",
+        default=DEFAULT_LIMITS.max_ratio,
+        show_default=True,
+        help="Stop a gzip file that expands more than this many times (past its first "
+        f"{DEFAULT_LIMITS.ratio_floor >> 20} MiB): a gzip bomb.",
+    )(command)
+    return click.option(
+        "--max-decompressed",
+        type=click.IntRange(min=1),
+        metavar="MIB",
+        default=DEFAULT_LIMITS.max_bytes >> 20,
+        show_default=True,
+        help="Stop a gzip file past this many MiB decompressed.",
+    )(command)
+
+
+def _limits(max_decompressed: int, max_ratio: int) -> Limits:
+    from agent_telemetry.warehouse._source import Limits
+
+    return Limits(max_bytes=max_decompressed << 20, max_ratio=max_ratio)
 
 
 # Columns shown only when some file has such records, so the usual table stays narrow.
@@ -78,6 +110,11 @@ def render_load_report(report: LoadReport, console: Console) -> None:
                 soft_wrap=True,
                 highlight=False,
             )
+    from agent_telemetry.warehouse._checklogs_render import print_input_warnings
+
+    print_input_warnings(
+        console, report.repeated, [(f.path, f.stopped or "") for f in report.stopped]
+    )
     if report.duplicates:
         console.print(
             f"duplicates: {report.duplicates:,} LogEntries seen before (same insertId and "
@@ -147,13 +184,23 @@ def check_db_target(db: Path, logs: tuple[Path, ...]) -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Deployment file (default: ./telemetry.toml if present).",
 )
-def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> None:
+@_limit_options
+def preview(
+    logs: tuple[Path, ...],
+    db: Path | None,
+    config: Path | None,
+    max_decompressed: int,
+    max_ratio: int,
+) -> None:
     """Load log files into a local DuckDB warehouse and summarise every view.
 
     LOGS are the emitter's JSON lines, Cloud Logging exports (LogEntry JSON, one per
     line or one array) or BigQuery read-backs of the sink table or of _AllLogs, gzipped
     or not, in UTF-8, UTF-16 or UTF-32 (with a byte-order mark). Other lines are skipped
-    and counted. Exit status 1, with a warning, when no telemetry line was found.
+    and counted. A file named twice (again, through a link, by overlapping globs) is
+    read once, with a warning; a gzip file that expands past --max-decompressed or
+    --max-ratio stops there, with an error line, and what it held before is loaded.
+    Exit status 1, with a warning, when no telemetry line was found.
     """
     from agent_telemetry.config import ConfigError
     from agent_telemetry.warehouse import LoadError, Warehouse, default_config
@@ -161,6 +208,7 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
     from agent_telemetry.warehouse._preview import render_preview, summarize
 
     console = Console()
+    limits = _limits(max_decompressed, max_ratio)
     try:
         deployment = default_config(config)
     except ConfigError as error:
@@ -177,9 +225,9 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
             try:
                 if wants_bar(err, total):
                     with RichLoadProgress(err, total) as progress:
-                        report = wh.load(logs, progress=progress)
+                        report = wh.load(logs, progress=progress, limits=limits)
                 else:
-                    report = wh.load(logs)
+                    report = wh.load(logs, limits=limits)
             except LoadError as error:
                 raise click.ClickException(str(error)) from None
             render_load_report(report, console)
@@ -287,6 +335,7 @@ def query_command(
     'numbers or booleans written as strings ("5", "true") and integers written as doubles '
     "(5.0) are violations, not coercions.",
 )
+@_limit_options
 @click.option(
     "--config",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -314,6 +363,8 @@ def check_logs_command(
     config: Path | None,
     show_coverage: bool,
     fail_under: float | None,
+    max_decompressed: int,
+    max_ratio: int,
 ) -> None:
     """Check real log lines against the models: per event valid and invalid lines,
     violations by field and rule (never the values), unknown events and coverage.
@@ -322,18 +373,35 @@ def check_logs_command(
     exactly when the views show it. Values the views read from another JSON type (BigQuery
     read-backs write "5", Cloud Logging keeps 5.0) are counted as coercions.
 
-    Exit status 0 when every telemetry line is valid, 1 when any is not or when no
+    Exit status 0 when every telemetry line is valid, 1 when any is not, when two
+    copies of one log entry (same insertId and timestamp) hold different payloads,
+    when a gzip file stopped at --max-decompressed or --max-ratio, or when no
     telemetry line was found at all (a warning says so). Plain text, other JSON,
     truncated, oversized, too deep and undecodable records are counted, never fatal.
-    Unknown event names and reasons the emitter never writes are counted, never shown.
+    A file named twice is read once, with a warning. Unknown event names and
+    reasons the emitter never writes are counted, never shown.
     """
     from agent_telemetry.warehouse._checklogs import check_logs
     from agent_telemetry.warehouse._checklogs_render import render_json, render_text
+    from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._source import LoadError
 
     catalogue = _catalogue(config)
+    limits = _limits(max_decompressed, max_ratio)
+    err = Console(stderr=True)
+    total = sum(path.stat().st_size for path in logs)
     try:
-        report = check_logs(logs, catalogue.versions, strict_types=strict_types)
+        if wants_bar(err, total):
+            with RichLoadProgress(err, total) as progress:
+                report = check_logs(
+                    logs,
+                    catalogue.versions,
+                    strict_types=strict_types,
+                    limits=limits,
+                    progress=progress,
+                )
+        else:
+            report = check_logs(logs, catalogue.versions, strict_types=strict_types, limits=limits)
     except LoadError as error:
         raise click.ClickException(str(error)) from None
     covered = report.coverage() if show_coverage or fail_under is not None else None
