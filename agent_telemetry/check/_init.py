@@ -74,9 +74,11 @@ class JobFinished(TelemetryEvent):
 EVENTS = {{JobFinished.event_name: JobFinished}}
 '''
 
+# The same job as examples/service/.github/workflows/telemetry.yml (a test holds them equal).
 _WORKFLOW = """\
-# agent-telemetry's CI gate (docs/ci.md): the models' rules, the lock, compatibility with
-# the pull request's base, and the committed views and data dictionary.
+# agent-telemetry's CI gate for this service (docs/ci.md): its models' definition rules,
+# its lock, compatibility with the lock at the pull request's base, and its committed
+# views and data dictionary. Exit 0 clean, 1 on violations, 2 when it cannot run.
 name: telemetry
 on:
   pull_request:
@@ -91,11 +93,11 @@ jobs:
     steps:
       - uses: actions/checkout@v4
         with:
-          fetch-depth: 0
+          fetch-depth: 0 # `check --against origin/main` reads the lock at the base
       - uses: actions/setup-python@v5
         with:
           python-version: "3.11"
-      - name: Install agent-telemetry (the commit or tag your service pins)
+      - name: Install agent-telemetry (the commit or tag this service pins)
         run: pip install "agent-telemetry[cli] @ git+https://github.com/YOUR-ORG/agent-telemetry@YOUR-PIN"
       - name: Schema and views (annotates the pull request)
         run: agent-telemetry check --against origin/main --format github
