@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent_telemetry.check._beside import run_beside
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
-from agent_telemetry.check._definition import definition_finding, reviewed_notices
+from agent_telemetry.check._definition import capacities, definition_finding, reviewed_notices
 from agent_telemetry.check._findings import CheckReport, Finding
 from agent_telemetry.check._git import GitRefError, lock_at_ref
 from agent_telemetry.check._paths import display_path
@@ -74,6 +74,7 @@ def run_check(
     retired = len(versions) - len(models)
     note = f"{len(models)} events" + (f", {retired} retired version(s)" if retired else "")
     report.stage(DEFINITION_STAGE, notices, note)
+    report.capacity = capacities(models)
 
     from agent_telemetry.check._schema_stages import (
         COMPAT_STAGE,

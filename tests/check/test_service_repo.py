@@ -160,3 +160,21 @@ def test_init_refuses_before_writing_anything(
     assert "docs/telemetry.md" in result.output
     assert sorted(p.name for p in repo.iterdir()) == ["docs"]
     assert run(repo, "init", "--package", "os; rm", monkeypatch=monkeypatch).exit_code == 2
+
+
+def test_the_capacity_rules_hold_a_service_catalogue_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = copy_service(tmp_path / "svc", git=True)
+    models = service / "myservice" / "telemetry.py"
+    members = "".join(f'    C{n:03d} = "c{n:03d}"\n' for n in range(65))
+    models.write_text(
+        models.read_text().replace(
+            'class CacheTier(StrEnum):\n    MEMORY = "memory"\n    DISK = "disk"\n',
+            f"class CacheTier(StrEnum):\n{members}",
+        )
+    )
+    result = run(service, "check", "--format", "github", monkeypatch=monkeypatch)
+    assert result.exit_code == 1, result.output
+    assert "ENUM_SIZE" in result.output
+    assert "file=myservice/telemetry.py" in result.output
