@@ -29,6 +29,7 @@ NOT_RUN: list[tuple[str, str]] = [
     ("docs/analyst-guide.md", "a telemetry.toml fragment"),
     ("docs/analyze.md", "installs from PyPI"),
     ("docs/ci.md", "installs from a git host"),
+    ("docs/service-guide.md", "imports a service's own catalogue module"),
     ("docs/ci.md", "tags and pushes a release of this repository"),
     ("docs/ci.md", "runs pre-commit in a service repository"),
     ("docs/ci.md", "GitHub Actions steps"),
