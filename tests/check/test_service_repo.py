@@ -75,7 +75,10 @@ def test_a_deleted_member_of_the_services_own_event_fails_against_its_history(
 def test_every_fix_hint_runs_as_printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     service = copy_service(tmp_path / "svc", git=True)
     models = service / "myservice" / "telemetry.py"
-    models.write_text(models.read_text().replace('DISK = "disk"', 'DISK = "disk"\n    SSD = "ssd"'))
+    # A description edit: the lock, the views and the dictionary all change; no capacity does.
+    models.write_text(
+        models.read_text().replace("Which cache tier answered.", "The tier that answered.")
+    )
     result = run(service, "check", monkeypatch=monkeypatch)
     assert result.exit_code == 1
     hints = {
