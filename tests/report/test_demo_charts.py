@@ -3,14 +3,16 @@ log, drawn fresh: never a hand-made or outdated picture (scripts/demo_charts.py)
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 from pathlib import Path
 
 from tests.docs.blocks import REPO
 
-sys.path.insert(0, str(REPO / "scripts"))
-
-import demo_charts  # noqa: E402
+_spec = importlib.util.spec_from_file_location("demo_charts", REPO / "scripts" / "demo_charts.py")
+assert _spec is not None
+assert _spec.loader is not None
+demo_charts = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(demo_charts)
 
 
 def test_the_demo_pictures_in_the_manual_are_fresh_drawings_of_the_demo(
