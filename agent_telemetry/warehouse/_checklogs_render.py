@@ -11,12 +11,16 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_telemetry._text import clean, clean_json, rich_text
+from agent_telemetry.schema.coverage import Coverage
 from agent_telemetry.warehouse._checklogs import COERCIONS, LINE_RULES, LogCheckReport
 from agent_telemetry.warehouse._inputs import Repeat, repeat_warning
 
 
-def render_json(report: LogCheckReport) -> str:
-    return json.dumps(clean_json(report.as_dict()), indent=2)
+def render_json(report: LogCheckReport, covered: Coverage | None = None) -> str:
+    document = report.as_dict()
+    if covered is not None:
+        document["telemetry_coverage"] = covered.as_dict()
+    return json.dumps(clean_json(document), indent=2)
 
 
 NUMERIC = frozenset(
