@@ -7,7 +7,12 @@ from pathlib import Path
 from agent_telemetry._files import read_text_or_none
 from agent_telemetry.check._beside import run_beside
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
-from agent_telemetry.check._definition import capacities, definition_finding, reviewed_notices
+from agent_telemetry.check._definition import (
+    capacities,
+    definition_finding,
+    model_load_error,
+    reviewed_notices,
+)
 from agent_telemetry.check._findings import CheckReport, Finding
 from agent_telemetry.check._git import GitRefError, lock_at_ref
 from agent_telemetry.check._paths import display_path
@@ -70,6 +75,8 @@ def run_check(
         return _definition_failed(report, [definition_finding(exc)])
     except CatalogueError as exc:
         raise CheckUsageError(f"[catalogue] module: {exc}") from None
+    except Exception as exc:  # a syntax error, a model pydantic cannot build: one line
+        raise model_load_error(exc) from None
     models, versions = catalogue.events, catalogue.versions
     notices = reviewed_notices(versions)
     retired = len(versions) - len(models)
