@@ -66,6 +66,27 @@ class SinkState(_Doc):
     missing: list[str] = Field(description="Payload fields apply --patch-sink would add.")
 
 
+class FieldBits(_Doc):
+    name: str
+    bits_before: str | None = Field(description="Null: the field is new.")
+    bits_after: str | None = Field(description="Null: the field is gone.")
+
+
+class CapacityChange(_Doc):
+    """One event view's capacity in bits (schema.capacity), deployed and generated."""
+
+    view: str
+    event: str
+    schema_version: int
+    deployed_version: int | None = Field(
+        description="The version the deployed view serves (its schema-version label), when "
+        "the lock records it; null for a view to create."
+    )
+    bits_before: str | None = Field(description="That version's capacity, as the lock has it.")
+    bits_after: str
+    fields: list[FieldBits] = Field(description="Fields whose capacity differs.")
+
+
 class PlanDocument(_Doc):
     format: Literal["agent-telemetry-plan/1"] = PLAN_DOCUMENT_FORMAT
     target: str
@@ -77,6 +98,10 @@ class PlanDocument(_Doc):
     sink: SinkState
     views: list[ViewChange]
     approve_command: str = Field(description="The command that approves exactly this plan.")
+    capacity: list[CapacityChange] = Field(
+        default_factory=list,
+        description="Per event view: capacity in bits, deployed version and generated.",
+    )
 
 
 def column_changes(plan: ViewPlan) -> list[ColumnChange]:
@@ -143,7 +168,9 @@ def approve_command(config: Path | None, layout: str | None, endpoint: str | Non
     return shlex.join(words)
 
 
-def plan_document(plan: DeploymentPlan, command: str) -> PlanDocument:
+def plan_document(
+    plan: DeploymentPlan, command: str, capacity: list[CapacityChange] | None = None
+) -> PlanDocument:
     counts = plan.counts()
     return PlanDocument(
         target=plan.target,
@@ -177,4 +204,5 @@ def plan_document(plan: DeploymentPlan, command: str) -> PlanDocument:
             for v in plan.views
         ],
         approve_command=command,
+        capacity=capacity or [],
     )

@@ -96,6 +96,25 @@ def render_markdown(doc: PlanDocument) -> str:
         lines += [f"- `{_cell(path)}`" for path in doc.sink.missing]
     elif doc.sink.table is not None and not doc.sink.found:
         lines += ["", f"Sink `{_cell(doc.sink.table)}`: not found."]
+    if doc.capacity:
+        lines += [
+            "",
+            "Capacity per line, in bits (how much one line can say; the deployed version's "
+            "figure is the schema lock's):",
+            "",
+            "| event | deployed | generated | fields that change |",
+            "|---|---:|---:|---|",
+        ]
+        for c in doc.capacity:
+            before = "" if c.bits_before is None else f"{c.bits_before} (v{c.deployed_version})"
+            fields = ", ".join(
+                f"`{_cell(f.name)}` {f.bits_before or 'new'} → {f.bits_after or 'gone'}"
+                for f in c.fields
+            )
+            lines.append(
+                f"| `{_cell(c.event)}` | {before or 'not deployed'} | "
+                f"{c.bits_after} (v{c.schema_version}) | {fields} |"
+            )
     for view in doc.views:
         if view.action != "unchanged":
             lines += ["", *_view_section(view)]

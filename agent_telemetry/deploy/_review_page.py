@@ -61,6 +61,7 @@ def render_review_page(doc: PlanDocument) -> str:
         unchanged=[v for v in doc.views if v.action == "unchanged"],
         actions=[(a, doc.counts.get(a, 0)) for a in ACTIONS if doc.counts.get(a)],
         tables={v.name: side_by_side(v) for v in changed},
+        capacity={c.view: c for c in doc.capacity},
     )
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agent_telemetry.config import DeploymentConfig, Layout
     from agent_telemetry.deploy._client import BigQueryWarehouse
     from agent_telemetry.deploy._plan import DeploymentPlan
+    from agent_telemetry.deploy._plan_document import CapacityChange
 
 DEFAULT_APPROVAL = Path("telemetry-approval.json")
 
@@ -97,6 +98,20 @@ def _plan(config_path: Path | None, layout: str | None, endpoint: str | None) ->
         _fail(exc)
 
 
+def _capacity(plan: DeploymentPlan, config_path: Path | None) -> list[CapacityChange]:
+    """Capacity per event view: the catalogue's version against the locked one."""
+    from agent_telemetry.deploy._capacity import capacity_changes
+    from agent_telemetry.project import resolve_project
+    from agent_telemetry.schema.lock import LockFormatError, read_lock
+
+    project = resolve_project(config_path)
+    try:
+        lock = read_lock(project.lock_path)
+    except (LockFormatError, OSError):
+        lock = None  # `check` reports a broken lock; the page then shows generated figures
+    return capacity_changes(plan, project.catalogue.version_specs(), lock)
+
+
 _layout_option = click.option(
     "--layout",
     type=click.Choice(["partitioned", "sharded", "analytics"]),
@@ -162,7 +177,9 @@ def plan_command(
     from agent_telemetry.deploy._report import render_plan
 
     plan = _plan(config_path, layout, endpoint)
-    document = plan_document(plan, approve_command(config_path, layout, endpoint))
+    document = plan_document(
+        plan, approve_command(config_path, layout, endpoint), _capacity(plan, config_path)
+    )
     if html_path is not None:
         from agent_telemetry.deploy._review_page import write_review_page
 

@@ -36,6 +36,7 @@ from agent_telemetry.views._describe import (
     VIEW_ENVELOPE_COLUMNS,
     view_name,
 )
+from agent_telemetry.views._reading import JSON_NUMBER
 from agent_telemetry.views._sink import (
     INSERT_ID_COLUMN,
     PAYLOAD_COLUMN,
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
         BuildResult,
         build,
         expected_files,
+        installed_package,
         sql_path,
     )
     from agent_telemetry.views._dedupe import dedupe_violations
@@ -84,6 +86,7 @@ _LAZY = {
     "BuildResult": "_build",
     "build": "_build",
     "expected_files": "_build",
+    "installed_package": "_build",
     "sql_path": "_build",
     "MANAGED_BY": "_render",
     "ColumnDoc": "_render",
@@ -101,6 +104,7 @@ __all__ = [
     "ENVELOPE_COLUMNS",
     "GENERATED_DIR",
     "INSERT_ID_COLUMN",
+    "JSON_NUMBER",
     "MANAGED_BY",
     "PAYLOAD_COLUMN",
     "QUALITY_COLUMNS",
@@ -120,6 +124,7 @@ __all__ = [
     "expected_sources",
     "generate_views",
     "googlesql_type",
+    "installed_package",
     "parse_view",
     "payload_fields",
     "schema_type",

@@ -15,9 +15,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from agent_telemetry.deploy._capacity import capacity_changes
 from agent_telemetry.deploy._plan_document import PlanDocument, approve_command, plan_document
 from agent_telemetry.deploy._plan_markdown import render_markdown
 from agent_telemetry.deploy._report import render_plan
+from agent_telemetry.schema.catalogue import DEFAULT_MODULE, load_catalogue
+from agent_telemetry.schema.lock import LOCK_PATH, read_lock
 from tests.conftest import REPO
 from tests.deploy.plan_cases import CASES, make_plan
 
@@ -25,6 +28,8 @@ GOLDEN = Path(__file__).with_name("golden")
 SCHEMA_FILE = REPO / "docs" / "plan.schema.json"
 UPDATE = os.environ.get("AGENT_TELEMETRY_GOLDEN_UPDATE") == "1"
 COMMAND = approve_command(Path("telemetry.toml"), None, None)
+LOCK = read_lock(LOCK_PATH)
+SPECS = load_catalogue(DEFAULT_MODULE).version_specs()
 
 
 def _golden(name: str, actual: str) -> None:
@@ -35,7 +40,8 @@ def _golden(name: str, actual: str) -> None:
 
 
 def document(case: str) -> PlanDocument:
-    return plan_document(make_plan(case), COMMAND)
+    plan = make_plan(case)
+    return plan_document(plan, COMMAND, capacity_changes(plan, SPECS, LOCK))
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -98,3 +104,16 @@ def test_text_is_plain_unless_colour_is_asked() -> None:
     coloured = render_plan(plan, colour=True)
     assert "\x1b[32m+" in coloured
     assert "\x1b[31m-" in coloured
+
+
+def test_capacity_per_event_comes_from_the_one_capacity_function() -> None:
+    from agent_telemetry.schema.capacity import event_capacity
+
+    (change,) = document("update").capacity
+    spec = next(s for s in SPECS if s.name == "pipeline_render")
+    assert change.bits_after == event_capacity(spec).bits
+    assert change.deployed_version == 1
+    assert change.bits_before == change.bits_after  # version 1 as the lock records it
+    (created,) = document("create").capacity
+    assert created.bits_before is None
+    assert "not deployed" in render_markdown(document("create"))
