@@ -331,7 +331,7 @@ def check_logs(
             with LogInput(path, limits=limits) as log:
                 if progress is not None:
                     progress.start_file(path.name, path.stat().st_size if path.is_file() else 0)
-                counts = fast_check.check(log) if fast_check is not None else None
+                counts = fast_check.check(log, duplicates) if fast_check is not None else None
                 if fast_check is None or counts is None:
                     _check_file(report, log, duplicates, progress)
                 else:
@@ -374,6 +374,9 @@ def _check_fast(
             checked.oversized += count
         else:  # SQL decides no other kind than text and other JSON
             checked.non_telemetry += count
+    checked.records += counts.duplicates
+    checked.telemetry += counts.duplicates
+    checked.duplicates += counts.duplicates
     for name, clean in counts.clean.items():
         check = report.events[name]
         check.lines += clean.lines
