@@ -40,6 +40,7 @@ class RunReason(StrEnum):
     CAPACITY = "capacity"
     NO_DATASET = "no_dataset"
     INCOMPLETE_BINDINGS = "incomplete_bindings"
+    STALLED = "stalled"
 
 
 class ErrorClass(StrEnum):
@@ -52,6 +53,14 @@ class ErrorClass(StrEnum):
     VALIDATION = "validation"
     UPSTREAM = "upstream"
     CANCELLED = "cancelled"
+    OTHER = "other"
+
+
+class Provider(StrEnum):
+    ANTHROPIC = "anthropic"
+    VERTEX = "vertex"
+    OPENAI = "openai"
+    OLLAMA = "ollama"
     OTHER = "other"
 
 
@@ -84,6 +93,9 @@ class PipelineRun(TelemetryEvent):
     attempts: int | None = count(0, 2, "Retry attempts the run made.")
     duration_ms: int | None = count(0, MS_PER_HOUR, "Run wall time in milliseconds.")
     model_calls: int | None = count(0, 200, "Model calls the run made.")
+    provider: Provider | None = Field(
+        None, description="Model-provider lane the run used (as in provider_status)."
+    )
 
 
 class ChatTier(StrEnum):
@@ -154,14 +166,6 @@ class PipelineRender(TelemetryEvent):
     render_ms: int | None = count(0, 600_000, "Render wall time in milliseconds.")
     passed: bool | None = flag("Whether the rendered output passed its checks.")
     attempt: int | None = count(1, 2, "Which attempt this render was (1 or 2).")
-
-
-class Provider(StrEnum):
-    ANTHROPIC = "anthropic"
-    VERTEX = "vertex"
-    OPENAI = "openai"
-    OLLAMA = "ollama"
-    OTHER = "other"
 
 
 class ProviderState(StrEnum):

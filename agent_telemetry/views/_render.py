@@ -75,6 +75,9 @@ class ViewDefinition:
     sql_sha256: str
     schema_version: int
     event: str | None
+    # Views of the target dataset this view reads (lane_health reads the event views);
+    # empty for a view of the sink. Created after them, and dry-run with them inlined.
+    reads: tuple[str, ...] = ()
 
     @property
     def table_id(self) -> str:
@@ -211,7 +214,7 @@ def compile_query(
     return qualified.sql(dialect=DIALECT, pretty=True, copy=False) + "\n"
 
 
-def _labels(layout: Layout, schema_version: int, kind: str) -> dict[str, str]:
+def view_labels(layout: Layout, schema_version: int, kind: str) -> dict[str, str]:
     return {
         "managed-by": MANAGED_BY,
         "schema-version": str(schema_version),
@@ -228,7 +231,7 @@ def _printed_stand_in() -> str:
     return sqlglot.parse_one(_STAND_IN, dialect=DIALECT).sql(dialect=DIALECT, pretty=True)
 
 
-def _finish(
+def finish_view(
     *,
     name: str,
     config: DeploymentConfig,
@@ -239,6 +242,7 @@ def _finish(
     labels: dict[str, str],
     schema_version: int,
     event: str | None,
+    reads: tuple[str, ...] = (),
 ) -> ViewDefinition:
     target = config.target
     # The header (column list, OPTIONS) is printed by sqlglot around a stand-in query, and
@@ -276,6 +280,7 @@ def _finish(
         sql_sha256=hashlib.sha256(query.encode()).hexdigest(),
         schema_version=schema_version,
         event=event,
+        reads=reads,
     )
 
 
@@ -297,14 +302,14 @@ def _event_view(
         view=plan,
         table_ref=table_ref(source.project, source.dataset, source.table),
     )
-    return _finish(
+    return finish_view(
         name=plan.view_name,
         config=config,
         source=source,
         query=compile_query(sql, source, plan.view_name, specs),
         description=plan.description,
         columns=_event_columns(plan),
-        labels=_labels(layout, plan.schema_version, "event"),
+        labels=view_labels(layout, plan.schema_version, "event"),
         schema_version=plan.schema_version,
         event=plan.name,
     )
@@ -324,14 +329,14 @@ def quality_view(
         not_a_field=NOT_A_FIELD,
     )
     version = max(p.schema_version for p in plans)
-    return _finish(
+    return finish_view(
         name=QUALITY_VIEW,
         config=config,
         source=source,
         query=compile_query(sql, source, QUALITY_VIEW, specs),
         description=QUALITY_DESCRIPTION,
         columns=tuple(ColumnDoc(c.name, c.sql_type, c.description) for c in QUALITY_COLUMNS),
-        labels=_labels(layout, version, "quality"),
+        labels=view_labels(layout, version, "quality"),
         schema_version=version,
         event=None,
     )
@@ -342,16 +347,23 @@ def generate_views(
     layout: Layout | None = None,
     specs: tuple[EventSpec, ...] | None = None,
 ) -> tuple[ViewDefinition, ...]:
-    """One view per event version, then ``telemetry_quality``, for ``layout`` (default: the
-    config's). ``specs`` defaults to every registered version (``version_catalogue()``);
-    version 1 of an event is the view named after it, version N is ``<event>_v<N>``."""
+    """One view per event version, then ``telemetry_quality``, then ``lane_health`` (when
+    the catalogue has the events it reads), for ``layout`` (default: the config's), in an
+    order where a view comes after the views it reads. ``specs`` defaults to every
+    registered version (``version_catalogue()``); version 1 of an event is the view named
+    after it, version N is ``<event>_v<N>``."""
+    from agent_telemetry.views._lanes import LANE_VIEW, lane_health_view
+
     chosen: Layout = config.source.layout if layout is None else layout
     specs = version_catalogue() if specs is None else specs
     plans = view_plans(specs)
-    names = [p.view_name for p in plans] + [QUALITY_VIEW]
+    names = [p.view_name for p in plans] + [QUALITY_VIEW, LANE_VIEW]
     clashes = sorted({n for n in names if names.count(n) > 1})
     if clashes:
         raise ViewBuildError(f"several views would be named {', '.join(clashes)}")
     views = [_event_view(config, chosen, plan, specs) for plan in plans]
     views.append(quality_view(config, chosen, specs))
+    lanes = lane_health_view(config, chosen, specs)
+    if lanes is not None:
+        views.append(lanes)
     return tuple(views)

@@ -59,7 +59,8 @@ WITH pipeline_run_lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS invalid_fields,
     EXISTS(
@@ -78,7 +79,8 @@ WITH pipeline_run_lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
@@ -108,7 +110,9 @@ WITH pipeline_run_lines AS (
     NOT sink.jsonPayload.duration_ms IS NULL AS duration_ms__present,
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
     NOT sink.jsonPayload.model_calls IS NULL AS model_calls__present,
-    SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls
+    SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
+    NOT sink.jsonPayload.provider IS NULL AS provider__present,
+    SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout` AS sink
   WHERE
     sink.jsonPayload.event = 'pipeline_run'
@@ -322,7 +326,8 @@ SELECT
         'busy',
         'capacity',
         'no_dataset',
-        'incomplete_bindings'
+        'incomplete_bindings',
+        'stalled'
       ),
       FALSE
     )
@@ -524,6 +529,29 @@ SELECT
     AND NOT COALESCE(
       pipeline_run_lines.model_calls BETWEEN 0 AND 200
       AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
+      FALSE
+    )
+  ) AS out_of_domain_values,
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+FROM pipeline_run_lines AS pipeline_run_lines
+WHERE
+  pipeline_run_lines.schema_version = 1
+GROUP BY
+  pipeline_run_lines.day
+UNION ALL
+SELECT
+  pipeline_run_lines.day AS day,
+  'pipeline_run' AS event,
+  1 AS schema_version,
+  'provider' AS field,
+  COUNT(*) AS lines,
+  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF('provider' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF(
+    pipeline_run_lines.provider__present
+    AND NOT COALESCE(
+      pipeline_run_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
     )
   ) AS out_of_domain_values,

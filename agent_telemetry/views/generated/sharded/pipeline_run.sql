@@ -12,7 +12,7 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_run` (
     description='Outcome of the run. One of: ok, needs_attention, failed, not_ready.'
   ),
   reason OPTIONS (
-    description='Why the run was not ok. One of: validation, render, deadline, budget, error, busy, capacity, no_dataset, incomplete_bindings.'
+    description='Why the run was not ok. One of: validation, render, deadline, budget, error, busy, capacity, no_dataset, incomplete_bindings, stalled.'
   ),
   error_class OPTIONS (
     description='Innermost error of a failed run, mapped to a closed class. One of: timeout, rate_limited, quota_exhausted, model_overloaded, renderer_unavailable, render_busy, validation, upstream, cancelled, other.'
@@ -37,6 +37,9 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_run` (
   ),
   model_calls OPTIONS (
     description='Model calls the run made. Integer 0 .. 200.'
+  ),
+  provider OPTIONS (
+    description='Model-provider lane the run used (as in provider_status). One of: anthropic, vertex, openai, ollama, other.'
   ),
   invalid_fields OPTIONS (
     description='Names of fields whose values the emitter rejected; those columns are NULL.'
@@ -66,6 +69,7 @@ WITH lines AS (
     SAFE_CAST(sink.jsonPayload.attempts AS FLOAT64) AS attempts,
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
+    SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
     ARRAY(
       SELECT
         name AS name
@@ -82,7 +86,8 @@ WITH lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
@@ -110,7 +115,8 @@ SELECT
       'busy',
       'capacity',
       'no_dataset',
-      'incomplete_bindings'
+      'incomplete_bindings',
+      'stalled'
     )
     THEN lines.reason
   END AS reason,
@@ -161,6 +167,10 @@ SELECT
     AND lines.model_calls = TRUNC(lines.model_calls)
     THEN CAST(lines.model_calls AS INT64)
   END AS model_calls,
+  CASE
+    WHEN lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other')
+    THEN lines.provider
+  END AS provider,
   lines.invalid_fields AS invalid_fields
 FROM lines AS lines
 WHERE
