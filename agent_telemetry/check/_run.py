@@ -154,7 +154,9 @@ def run_check(
     files = CommittedViews(sql_dir or GENERATED_DIR)
 
     def bindings() -> tuple[list[Finding], int]:
-        return binding_findings(versions.values(), committed=files, dedupe=config.source.dedupe)
+        return binding_findings(
+            versions.values(), committed=files, dedupe=config.source.dedupe, config=config
+        )
 
     def drift() -> list[Finding]:
         return generated_drift(config_path, sql_dir, docs_path, specs)

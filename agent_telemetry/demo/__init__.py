@@ -1,9 +1,10 @@
 """``make demo``: a synthetic but realistic morning, end to end on the local warehouse.
 
 A simulated service (lanes, an admin fan-out, users at their limits, a provider that
-goes rate-limited and recovers, another that silently runs out of quota) emits through the real emitter into a log file; the
-file loads into DuckDB; the generated views, transpiled from the BigQuery SQL, answer
-the questions an operator asks. Deterministic: a fixed seed and a simulated clock.
+goes rate-limited and recovers, another that silently runs out of quota) emits through
+the real emitter into a log file; the file loads into DuckDB; the generated views,
+transpiled from the BigQuery SQL, answer the questions an operator asks. Deterministic:
+a fixed seed and a simulated clock.
 
     from agent_telemetry.demo import run_demo
     result = run_demo("demo-out")

@@ -18,6 +18,9 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key
   (``query`` as text, or as the tree ``parse_view(text)`` gives);
+- ``lane_violations(query, config, specs)``: the same kind of proof for ``lane_health``,
+  the view of views: it reads only the event views' columns, each column exactly those
+  it declares (``LANE_VIEW``; ``ViewDefinition.reads`` names the views a view reads);
 - ``dedupe_violations(query, layout, dedupe)``: proof, read back from the SQL, that a view
   keeps one row per log entry (insertId with timestamp) in the form that keeps pruning;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
@@ -63,12 +66,14 @@ if TYPE_CHECKING:
         sql_path,
     )
     from agent_telemetry.views._dedupe import dedupe_violations
+    from agent_telemetry.views._generate import generate_views
+    from agent_telemetry.views._lanes import LANE_VIEW
+    from agent_telemetry.views._lanes_proof import lane_violations
     from agent_telemetry.views._render import (
         MANAGED_BY,
         ColumnDoc,
         ViewBuildError,
         ViewDefinition,
-        generate_views,
         table_ref,
     )
 
@@ -80,6 +85,8 @@ _LAZY = {
     "parse_view": "_bindings",
     "view_lineage": "_bindings",
     "dedupe_violations": "_dedupe",
+    "LANE_VIEW": "_lanes",
+    "lane_violations": "_lanes_proof",
     "GENERATED_DIR": "_build",
     "BuildResult": "_build",
     "build": "_build",
@@ -89,7 +96,7 @@ _LAZY = {
     "ColumnDoc": "_render",
     "ViewBuildError": "_render",
     "ViewDefinition": "_render",
-    "generate_views": "_render",
+    "generate_views": "_generate",
     "table_ref": "_render",
 }
 
@@ -101,6 +108,7 @@ __all__ = [
     "ENVELOPE_COLUMNS",
     "GENERATED_DIR",
     "INSERT_ID_COLUMN",
+    "LANE_VIEW",
     "MANAGED_BY",
     "PAYLOAD_COLUMN",
     "QUALITY_COLUMNS",
@@ -120,6 +128,7 @@ __all__ = [
     "expected_sources",
     "generate_views",
     "googlesql_type",
+    "lane_violations",
     "parse_view",
     "payload_fields",
     "schema_type",

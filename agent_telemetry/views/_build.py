@@ -16,7 +16,8 @@ from agent_telemetry.config import LAYOUTS, DeploymentConfig, load_config
 from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views._docs import data_dictionary
-from agent_telemetry.views._render import ViewDefinition, generate_views
+from agent_telemetry.views._generate import generate_views
+from agent_telemetry.views._render import ViewDefinition
 
 GENERATED_DIR = Path(__file__).parent / "generated"
 DEFAULT_CONFIG = Path("telemetry.toml")

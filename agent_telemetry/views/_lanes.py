@@ -69,9 +69,14 @@ def _reads(*names: str) -> frozenset[str]:
 
 
 def lane_columns(run_view: str, status_view: str) -> tuple[LaneColumn, ...]:
-    """The columns, in order; ``run_view`` and ``status_view`` are the views read."""
+    """The columns, in order; ``run_view`` and ``status_view`` are the views read.
+
+    ``reads`` is everything a column's value is computed from, the columns a window
+    function partitions and orders by included: the lane and window keys of both views
+    (``KEYS``) wherever a value is ranked or carried within a lane."""
     run = f"{run_view}."
     status = f"{status_view}."
+    keys = _reads(run + "provider", run + "timestamp", status + "provider", status + "timestamp")
     counted = [
         LaneColumn(
             f"runs_{error}",
@@ -100,7 +105,7 @@ def lane_columns(run_view: str, status_view: str) -> tuple[LaneColumn, ...]:
             "STRING",
             f"Last known state of the lane at the window's end: the state of its newest "
             f"{status_view} line up to then, from any probe; NULL before the first.",
-            _reads(status + "state"),
+            keys | {status + "state"},
         ),
         LaneColumn(
             "runs_ended",
@@ -121,14 +126,14 @@ def lane_columns(run_view: str, status_view: str) -> tuple[LaneColumn, ...]:
             "INT64",
             "95th percentile (nearest rank) of queue_wait_ms of the runs that ended in the "
             "window; NULL when none had a wait.",
-            _reads(run + "queue_wait_ms"),
+            _reads(run + "queue_wait_ms", run + "provider", run + "timestamp"),
         ),
         LaneColumn(
             "looks_dead",
             "BOOL",
             "Runs ended, none ok, while the state was known and not live or a run was reaped "
             "stalled: the lane looks busy but finishes nothing. Never NULL.",
-            _reads(run + "status", run + "reason", status + "state"),
+            keys | {status + "state", run + "status", run + "reason"},
         ),
     )
 
@@ -201,7 +206,8 @@ def read_views_schema(
     target = config.target
     run = _newest(specs, "pipeline_run")
     status = _newest(specs, "provider_status")
-    assert run is not None and status is not None  # lane_plan found both
+    if run is None or status is None:
+        raise ViewBuildError(f"{LANE_VIEW}: the catalogue lacks an event it reads")
     return {
         target.project: {
             target.dataset: {
@@ -212,17 +218,19 @@ def read_views_schema(
     }
 
 
-def _check_reads(tree: exp.Expr, config: DeploymentConfig, plan: LanePlan) -> None:
-    """The only tables read are the two event views in the target dataset (CTEs aside)."""
+def foreign_tables(tree: exp.Expr, config: DeploymentConfig, plan: LanePlan) -> list[str]:
+    """Tables ``tree`` reads that are not the two event views of the target dataset (CTEs
+    aside): what the build refuses and the binding proof (``_lanes_proof``) reports."""
     target = config.target
     allowed = {(target.project, target.dataset, v) for v in (plan.run_view, plan.status_view)}
-    found = list(tree.find_all(exp.CTE, exp.Table))
-    ctes = {node.alias_or_name for node in found if isinstance(node, exp.CTE)}
-    for table in (node for node in found if isinstance(node, exp.Table)):
-        if not table.db and table.name in ctes:
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    found = []
+    for table in tree.find_all(exp.Table):
+        if not table.db and table.name.lower() in ctes:
             continue
         if (table.catalog, table.db, table.name) not in allowed:
-            raise ViewBuildError(f"{LANE_VIEW}: reads a table other than the event views")
+            found.append(".".join(p for p in (table.catalog, table.db, table.name) if p))
+    return found
 
 
 def compile_lane_query(
@@ -239,7 +247,8 @@ def compile_lane_query(
         )
     except (ParseError, OptimizeError) as exc:
         raise ViewBuildError(f"{LANE_VIEW}: {sql_error_text(exc)}") from exc
-    _check_reads(qualified, config, plan)
+    if foreign_tables(qualified, config, plan):
+        raise ViewBuildError(f"{LANE_VIEW}: reads a table other than the event views")
     return qualified.sql(dialect=DIALECT, pretty=True, copy=False) + "\n"
 
 

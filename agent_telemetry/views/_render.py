@@ -21,7 +21,7 @@ from sqlglot.optimizer.qualify import qualify
 
 from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.schema import EventSpec, version_catalogue
+from agent_telemetry.schema import EventSpec
 from agent_telemetry.schema.envelope import NOT_A_FIELD
 from agent_telemetry.views._describe import (
     ENVELOPE_COLUMNS,
@@ -292,7 +292,7 @@ def _event_columns(plan: EventViewPlan) -> tuple[ColumnDoc, ...]:
     return (*head, *body, ColumnDoc(tail.name, tail.sql_type, tail.description))
 
 
-def _event_view(
+def event_view(
     config: DeploymentConfig, layout: Layout, plan: EventViewPlan, specs: tuple[EventSpec, ...]
 ) -> ViewDefinition:
     source = source_plan(config, layout)
@@ -340,30 +340,3 @@ def quality_view(
         schema_version=version,
         event=None,
     )
-
-
-def generate_views(
-    config: DeploymentConfig,
-    layout: Layout | None = None,
-    specs: tuple[EventSpec, ...] | None = None,
-) -> tuple[ViewDefinition, ...]:
-    """One view per event version, then ``telemetry_quality``, then ``lane_health`` (when
-    the catalogue has the events it reads), for ``layout`` (default: the config's), in an
-    order where a view comes after the views it reads. ``specs`` defaults to every
-    registered version (``version_catalogue()``); version 1 of an event is the view named
-    after it, version N is ``<event>_v<N>``."""
-    from agent_telemetry.views._lanes import LANE_VIEW, lane_health_view
-
-    chosen: Layout = config.source.layout if layout is None else layout
-    specs = version_catalogue() if specs is None else specs
-    plans = view_plans(specs)
-    names = [p.view_name for p in plans] + [QUALITY_VIEW, LANE_VIEW]
-    clashes = sorted({n for n in names if names.count(n) > 1})
-    if clashes:
-        raise ViewBuildError(f"several views would be named {', '.join(clashes)}")
-    views = [_event_view(config, chosen, plan, specs) for plan in plans]
-    views.append(quality_view(config, chosen, specs))
-    lanes = lane_health_view(config, chosen, specs)
-    if lanes is not None:
-        views.append(lanes)
-    return tuple(views)

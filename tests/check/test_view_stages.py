@@ -170,4 +170,4 @@ def test_one_read_of_a_broken_file_serves_every_view_stage(sql_dir: Path, tmp_pa
     (kept,) = (f for f in report.findings if f.stage == "versions")
     assert "the sharded chat_turn keeps schema_version no version filter" in kept.message
     stages = {s.name: s for s in report.stages}
-    assert stages["bindings"].note == "12 committed views read back"
+    assert stages["bindings"].note == "15 committed views read back"

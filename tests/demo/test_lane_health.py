@@ -97,7 +97,8 @@ def test_the_silent_lane_is_flagged_while_its_probe_says_live(demo_result: DemoR
             "AND state = 'live' AND runs_stalled > 0"
         ).fetchone()
     assert states == [("live", "preflight"), ("no_quota", "turn_outcome")]
-    assert live_but_dead is not None and live_but_dead[0] >= 1
+    assert live_but_dead is not None
+    assert live_but_dead[0] >= 1
 
 
 def test_the_report_says_when_lane_health_flags_a_lane(demo_result: DemoResult) -> None:

@@ -107,8 +107,10 @@ def test_each_part_of_looks_dead(lanes: Warehouse, tmp_path: Path) -> None:
         "09:30": False,
     }
     state = {w.strftime("%H:%M"): r[0] for (p, w), r in rows.items()}
-    assert state["09:00"] is None and state["09:05"] is None
-    assert state["09:15"] == "rate_limited" and state["09:30"] == "live"
+    assert state["09:00"] is None
+    assert state["09:05"] is None
+    assert state["09:15"] == "rate_limited"
+    assert state["09:30"] == "live"
 
 
 def test_the_state_is_the_newest_line_up_to_the_window_end(

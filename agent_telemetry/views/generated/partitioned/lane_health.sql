@@ -42,18 +42,26 @@ OPTIONS (
     ('view-kind', 'lanes')
   ]
 ) AS
-WITH status_lines AS (
+WITH status_minutes AS (
   SELECT
     status.provider AS provider,
-    TIMESTAMP_SUB(TIMESTAMP_TRUNC(status.timestamp, MINUTE), INTERVAL (MOD(EXTRACT(MINUTE FROM status.timestamp), 5)) MINUTE) AS window_start,
+    status.timestamp AS timestamp,
     status.state AS state,
-    ROW_NUMBER() OVER (
-      PARTITION BY status.provider, TIMESTAMP_SUB(TIMESTAMP_TRUNC(status.timestamp, MINUTE), INTERVAL (MOD(EXTRACT(MINUTE FROM status.timestamp), 5)) MINUTE)
-      ORDER BY status.timestamp DESC, status.state
-    ) AS newest
+    TIMESTAMP_TRUNC(status.timestamp, MINUTE) AS minute_start,
+    MOD(EXTRACT(MINUTE FROM status.timestamp), 5) AS minutes_in
   FROM `acme-agents-prod.agent_telemetry.provider_status` AS status
   WHERE
     NOT status.provider IS NULL AND NOT status.state IS NULL
+), status_lines AS (
+  SELECT
+    status_minutes.provider AS provider,
+    TIMESTAMP_SUB(status_minutes.minute_start, INTERVAL status_minutes.minutes_in MINUTE) AS window_start,
+    status_minutes.state AS state,
+    ROW_NUMBER() OVER (
+      PARTITION BY status_minutes.provider, TIMESTAMP_SUB(status_minutes.minute_start, INTERVAL status_minutes.minutes_in MINUTE)
+      ORDER BY status_minutes.timestamp DESC, status_minutes.state
+    ) AS newest
+  FROM status_minutes AS status_minutes
 ), status_windows AS (
   SELECT
     status_lines.provider AS provider,
@@ -62,24 +70,34 @@ WITH status_lines AS (
   FROM status_lines AS status_lines
   WHERE
     status_lines.newest = 1
-), run_lines AS (
+), run_minutes AS (
   SELECT
     run.provider AS provider,
-    TIMESTAMP_SUB(TIMESTAMP_TRUNC(run.timestamp, MINUTE), INTERVAL (MOD(EXTRACT(MINUTE FROM run.timestamp), 5)) MINUTE) AS window_start,
     run.status AS status,
     run.reason AS reason,
     run.error_class AS error_class,
     run.queue_wait_ms AS queue_wait_ms,
-    ROW_NUMBER() OVER (
-      PARTITION BY run.provider, TIMESTAMP_SUB(TIMESTAMP_TRUNC(run.timestamp, MINUTE), INTERVAL (MOD(EXTRACT(MINUTE FROM run.timestamp), 5)) MINUTE)
-      ORDER BY run.queue_wait_ms ASC NULLS LAST
-    ) AS wait_rank,
-    COUNT(run.queue_wait_ms) OVER (
-      PARTITION BY run.provider, TIMESTAMP_SUB(TIMESTAMP_TRUNC(run.timestamp, MINUTE), INTERVAL (MOD(EXTRACT(MINUTE FROM run.timestamp), 5)) MINUTE)
-    ) AS waits
+    TIMESTAMP_TRUNC(run.timestamp, MINUTE) AS minute_start,
+    MOD(EXTRACT(MINUTE FROM run.timestamp), 5) AS minutes_in
   FROM `acme-agents-prod.agent_telemetry.pipeline_run` AS run
   WHERE
     NOT run.provider IS NULL
+), run_lines AS (
+  SELECT
+    run_minutes.provider AS provider,
+    TIMESTAMP_SUB(run_minutes.minute_start, INTERVAL run_minutes.minutes_in MINUTE) AS window_start,
+    run_minutes.status AS status,
+    run_minutes.reason AS reason,
+    run_minutes.error_class AS error_class,
+    run_minutes.queue_wait_ms AS queue_wait_ms,
+    ROW_NUMBER() OVER (
+      PARTITION BY run_minutes.provider, TIMESTAMP_SUB(run_minutes.minute_start, INTERVAL run_minutes.minutes_in MINUTE)
+      ORDER BY run_minutes.queue_wait_ms ASC NULLS LAST
+    ) AS wait_rank,
+    COUNT(run_minutes.queue_wait_ms) OVER (
+      PARTITION BY run_minutes.provider, TIMESTAMP_SUB(run_minutes.minute_start, INTERVAL run_minutes.minutes_in MINUTE)
+    ) AS waits
+  FROM run_minutes AS run_minutes
 ), run_windows AS (
   SELECT
     run_lines.provider AS provider,
