@@ -21,6 +21,8 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
 - ``lane_violations(query, config, specs)``: the same kind of proof for ``lane_health``,
   the view of views: it reads only the event views' columns, each column exactly those
   it declares (``LANE_VIEW``; ``ViewDefinition.reads`` names the views a view reads);
+- ``inlined_query(view, views)``: a view of views with those views' queries written in,
+  for a dry run before they exist;
 - ``dedupe_violations(query, layout, dedupe)``: proof, read back from the SQL, that a view
   keeps one row per log entry (insertId with timestamp) in the form that keeps pruning;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
@@ -67,6 +69,7 @@ if TYPE_CHECKING:
     )
     from agent_telemetry.views._dedupe import dedupe_violations
     from agent_telemetry.views._generate import generate_views
+    from agent_telemetry.views._inline import inlined_query
     from agent_telemetry.views._lanes import LANE_VIEW
     from agent_telemetry.views._lanes_proof import lane_violations
     from agent_telemetry.views._render import (
@@ -86,6 +89,7 @@ _LAZY = {
     "view_lineage": "_bindings",
     "dedupe_violations": "_dedupe",
     "LANE_VIEW": "_lanes",
+    "inlined_query": "_inline",
     "lane_violations": "_lanes_proof",
     "GENERATED_DIR": "_build",
     "BuildResult": "_build",
@@ -128,6 +132,7 @@ __all__ = [
     "expected_sources",
     "generate_views",
     "googlesql_type",
+    "inlined_query",
     "lane_violations",
     "parse_view",
     "payload_fields",
