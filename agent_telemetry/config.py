@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping, Set
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.schema.catalogue import MODULE_PATH
 from agent_telemetry.schema.compat import CompatException, ExceptionEntryError
 
 Layout = Literal["partitioned", "sharded", "analytics"]
@@ -41,6 +42,7 @@ _IDENTIFIER_RULES: dict[str, tuple[re.Pattern[str], str]] = {
     ),
     "name": (_NAME, "a BigQuery name: letters, digits and underscores, at most 1024"),
     "log_id": (_LOG_ID, "a Cloud Logging log id: letters, digits, '/', '_', '-', '.'"),
+    "module": (MODULE_PATH, "a dotted Python import path (myservice.telemetry)"),
 }
 
 
@@ -66,6 +68,30 @@ def _checked(kind: str) -> AfterValidator:
 ProjectId = Annotated[str, _checked("project")]
 BigQueryName = Annotated[str, _checked("name")]
 LogId = Annotated[str, _checked("log_id")]
+ModulePath = Annotated[str, _checked("module")]
+
+
+def _relative(value: str) -> str:
+    # A path in the repository, written the same on every OS: never absolute, never
+    # climbing out of the folder of telemetry.toml, no control characters.
+    posix, windows = PurePosixPath(value), PureWindowsPath(value)
+    if (
+        not value
+        or len(value) > 1024
+        or posix.is_absolute()
+        or windows.is_absolute()
+        or windows.drive
+        or "\\" in value
+        or ".." in posix.parts
+        or any(ord(c) < 32 or c == "\x7f" for c in value)
+    ):
+        raise _IdentifierError(
+            "not a relative path inside the folder of telemetry.toml ('/'-separated, no '..')"
+        )
+    return value
+
+
+RelativePath = Annotated[str, AfterValidator(_relative)]
 
 
 class _Strict(BaseModel):
@@ -106,6 +132,33 @@ class TargetConfig(_Strict):
     dataset: BigQueryName
 
 
+class CatalogueSetting(_Strict):
+    """``[catalogue]``: the service's own event catalogue and its schema lock.
+
+    ``module`` exposes ``EVENTS`` (and optionally ``EVENT_VERSIONS``); ``lock`` is
+    relative to the folder of telemetry.toml. Without the table, the package's own
+    catalogue and lock are used.
+    """
+
+    module: ModulePath
+    lock: RelativePath
+
+
+class ViewsSetting(_Strict):
+    """``[views]``: where ``views build`` writes and which layouts it renders.
+
+    ``dir`` and ``docs`` are relative to the folder of telemetry.toml (defaults: the
+    ``views`` folder beside the catalogue's lock, or the package's generated/ folder
+    without a catalogue; ``docs/telemetry.md``). ``layouts`` defaults to the source's
+    own layout only.
+    """
+
+    dir: RelativePath | None = None
+    docs: RelativePath | None = None
+    # TOML arrays arrive as lists; a tuple keeps the config frozen.
+    layouts: tuple[Layout, ...] | None = Field(default=None, strict=False, min_length=1)
+
+
 class DeploymentConfig(_Strict):
     """One deployment: the sink to read and the dataset the views go to.
 
@@ -117,6 +170,15 @@ class DeploymentConfig(_Strict):
     target: TargetConfig
     # TOML arrays arrive as lists; the field is a tuple so the config stays frozen.
     exceptions: tuple[CompatException, ...] = Field(default=(), strict=False)
+    catalogue: CatalogueSetting | None = None
+    views: ViewsSetting = ViewsSetting()
+
+    @property
+    def layouts(self) -> tuple[Layout, ...]:
+        """The layouts ``views build`` renders: ``[views] layouts``, in LAYOUTS order, or
+        the source's own."""
+        chosen = self.views.layouts or (self.source.layout,)
+        return tuple(layout for layout in LAYOUTS if layout in chosen)
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -143,6 +205,8 @@ def _message(error: Any) -> str:
             return str(cause)
     if kind == "literal_error":
         return f"must be one of {', '.join(LAYOUTS)}"
+    if kind in {"tuple_type", "list_type", "too_short"}:
+        return "wrong type (a non-empty list expected)"
     if kind == "bool_type":
         return "wrong type (true or false expected)"
     if kind in {"string_type", "model_type", "dict_type"}:
@@ -153,10 +217,14 @@ def _message(error: Any) -> str:
 def parse_config(data: dict[str, Any], origin: str = "config") -> DeploymentConfig:
     """Validate an already-parsed TOML document."""
     try:
-        return DeploymentConfig.model_validate(data)
+        config = DeploymentConfig.model_validate(data)
     except ValidationError as exc:
         problems = [f"{origin}: {_where(e['loc'])}: {_message(e)}" for e in exc.errors()]
         raise ConfigError("\n".join(problems)) from None
+    if config.views.layouts is not None and config.source.layout not in config.views.layouts:
+        # The data dictionary documents the source's own layout: it is always built.
+        raise ConfigError(f"{origin}: views.layouts: must include source.layout")
+    return config
 
 
 # Event name -> every field name it has had (any registered version, any lock).

@@ -103,8 +103,8 @@ def test_unknown_key_is_an_error() -> None:
     data = _with("source", "tabel", "x")
     with pytest.raises(ConfigError, match=r"source\.tabel: unknown key"):
         parse_config(data)
-    with pytest.raises(ConfigError, match=r"views: unknown key"):
-        parse_config({**GOOD, "views": {}})
+    with pytest.raises(ConfigError, match=r"view: unknown key"):
+        parse_config({**GOOD, "view": {}})
 
 
 def test_hostile_unknown_key_is_not_echoed() -> None:

@@ -68,12 +68,12 @@ def _layout(config: DeploymentConfig, layout: str | None) -> Layout:
     "--sql-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="The committed view SQL, as `views build --sql-dir` wrote it "
-    "(default: the package's generated/ folder).",
+    help="The committed view SQL (default: where `views build` writes it: [views] dir "
+    "of the config, else the package's generated/ folder).",
 )
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 def analyze_command(
-    config_path: Path, layout: str | None, sql_dir: Path | None, files: tuple[Path, ...]
+    config_path: Path | None, layout: str | None, sql_dir: Path | None, files: tuple[Path, ...]
 ) -> None:
     """Check an SQL file against the views with GoogleSQL's analyzer.
 
@@ -94,25 +94,26 @@ def analyze_command(
 
 
 def _run(
-    config_path: Path, layout_name: str | None, sql_dir: Path | None, files: tuple[Path, ...]
+    config_path: Path | None, layout_name: str | None, sql_dir: Path | None, files: tuple[Path, ...]
 ) -> int:
     from agent_telemetry.analyze import Analyzer, analyze_views, query_catalog, runtime
-    from agent_telemetry.config import ConfigError, load_config
-    from agent_telemetry.views import GENERATED_DIR
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.project import resolve_project
 
     runtime()  # fails first, and alone, when the extra is missing
     try:
-        config = load_config(config_path)
+        project = resolve_project(config_path)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+    config = project.config
     layout = _layout(config, layout_name)
-    sql_dir = GENERATED_DIR if sql_dir is None else sql_dir
+    sql_dir = project.sql_dir if sql_dir is None else sql_dir
     queries = [(path, _read(path)) for path in files]
     views = analyze_views(config, layout, sql_dir)
     if not views:
         raise click.ClickException(
             f"no committed view SQL in {sql_dir / layout}; "
-            "run `agent-telemetry views build` (with --sql-dir) first"
+            f"run `agent-telemetry views build{project.command_flags()}` first"
         )
     broken = [v for v in views if not v.analysis.accepted]
     for view in broken:

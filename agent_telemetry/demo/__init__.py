@@ -65,6 +65,10 @@ def run_demo(out_dir: str | Path = "demo-out", *, seed: int = SEED) -> DemoResul
 
 
 def print_demo(result: DemoResult, console: Console) -> None:
+    from rich.text import Text
+
+    from agent_telemetry.warehouse.cli import explore_hint
+
     end = START.strftime("%Y-%m-%d %H:%M")
     console.print(
         f"[bold]agent-telemetry demo[/bold]: a simulated morning from {end} UTC, "
@@ -83,7 +87,7 @@ def print_demo(result: DemoResult, console: Console) -> None:
     check = result.check
     verdict = "clean" if check.clean else f"{check.violations} line(s) with violations"
     console.print(
-        f"check-logs {result.log}: {verdict}; explore: duckdb {result.database}",
+        Text(f"check-logs {result.log}: {verdict}; explore: {explore_hint(result.database)}"),
         highlight=False,
         soft_wrap=True,
     )

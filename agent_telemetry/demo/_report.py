@@ -90,7 +90,7 @@ QUERIES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ),
     (
         "Provider states over time (provider_status)",
-        ("from", "until", "provider", "state", "learned by", "lines", "retry_after s", "blocked"),
+        ("from", "until", "provider", "state", "learned by", "lines", "retry after s", "blocked"),
         # One row per stretch of one state: a stretch starts where the state changes.
         "WITH marked AS (SELECT *, CASE WHEN state IS DISTINCT FROM lag(state) OVER w "
         "THEN 1 ELSE 0 END AS change FROM provider_status "
@@ -149,16 +149,28 @@ def flagged_lanes(sections: list[Section]) -> str:
 
 
 def render_sections(sections: list[Section], console: Console) -> None:
+    from rich import box
     from rich.table import Table
 
     for section in sections:
         console.print(f"\n[bold]{section.title}[/bold]", highlight=False)
-        table = Table()
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+        cells = [
+            tuple("-" if value is None else _cell(value) for value in row) for row in section.rows
+        ]
         for index, header in enumerate(section.headers):
             numeric = all(isinstance(row[index], int | float | None) for row in section.rows)
-            table.add_column(header, justify="right" if numeric and index else "left")
-        for row in section.rows:
-            table.add_row(*("-" if value is None else _cell(value) for value in row))
+            # At 80 columns a header wraps at its spaces and a value keeps its whole width
+            # (min_width); only if that still does not fit does a value fold, never "…":
+            # a cut name (anthrop…) reads as another name.
+            table.add_column(
+                header,
+                justify="right" if numeric and index else "left",
+                overflow="fold",
+                min_width=None if numeric else max((len(row[index]) for row in cells), default=1),
+            )
+        for row in cells:
+            table.add_row(*row)
         console.print(table)
         if section.note:
             console.print(section.note, style="dim", highlight=False)

@@ -11,7 +11,10 @@ Each view is written in two patches so that a failure between them is recognisab
 1. the SQL with labels ``sql-sha256=<new>`` and ``meta-sha256=pending`` (create, or
    update of ``view.query`` and labels);
 2. description, column descriptions and the final labels together.
-Then it is read back and must plan as unchanged. A view that fails is reported and the
+Just before the first patch the view is read again and must be exactly what the plan
+read (``changed_since_plan``), and each patch carries the etag it was read at, so a
+console edit made meanwhile is refused by name, never overwritten. Then it is read back
+and must plan as unchanged. A view that fails is reported and the
 others still go ahead; the next apply, with the same approval, finishes the job.
 """
 
@@ -22,10 +25,17 @@ from collections.abc import Sequence
 from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.deploy._approval import Approval
 from agent_telemetry.deploy._client import BigQueryWarehouse
-from agent_telemetry.deploy._decide import ApplyResult, ViewResult, column_schema, refusals
+from agent_telemetry.deploy._decide import (
+    ApplyResult,
+    ViewResult,
+    changed_since_plan,
+    column_schema,
+    refusals,
+)
 from agent_telemetry.deploy._plan import (
     META_LABEL,
     PENDING,
+    DeploymentPlan,
     ViewPlan,
     deployment_labels,
     judge_view,
@@ -44,6 +54,9 @@ def _write_view(
     state = planned.deployed.state
     kept = dict(state.labels) if state is not None else {}
     try:
+        changed = changed_since_plan(view.name, state, warehouse.get_table(view.table_id))
+        if changed is not None:
+            return ViewResult(view.name, "failed", changed)
         if state is None:
             warehouse.create_view(
                 view.table_id,
@@ -53,7 +66,10 @@ def _write_view(
             )
         else:
             warehouse.set_view_query(
-                view.table_id, query=view.query, labels={**kept, **final, META_LABEL: PENDING}
+                view.table_id,
+                query=view.query,
+                labels={**kept, **final, META_LABEL: PENDING},
+                etag=state.etag,
             )
         live = warehouse.get_table(view.table_id)
         if live is None:
@@ -63,6 +79,7 @@ def _write_view(
             description=view.description,
             schema=column_schema(view, live.schema, output.schema),
             labels={**live.labels, **final},
+            etag=live.etag,
         )
     except BigQueryError as exc:
         return ViewResult(view.name, "failed", str(exc))
@@ -88,6 +105,18 @@ def apply_plan(
 ) -> ApplyResult:
     """Apply the approved plan; see the module docstring for when it writes nothing."""
     plan = make_plan(warehouse, config, views, layout)
+    return apply_planned(warehouse, plan, approval, adopt=adopt, patch_sink=patch_sink)
+
+
+def apply_planned(
+    warehouse: BigQueryWarehouse,
+    plan: DeploymentPlan,
+    approval: Approval,
+    *,
+    adopt: bool = False,
+    patch_sink: bool = False,
+) -> ApplyResult:
+    """Apply ``plan``, just read from ``warehouse``, if ``approval`` covers it."""
     refused = refusals(plan, approval, adopt=adopt, patch_sink=patch_sink)
     if refused:
         return ApplyResult(plan, refused=refused)

@@ -2,7 +2,9 @@
 
 It holds the plan hash, the target, each view's SQL sha256 and definition sha256 with the
 deployed state it was planned against, the sink fields to add, who approved, where that
-name came from (``--by``, the git user, the gcloud account) and when (UTC). Every field
+name came from (``--by``, the git user, the gcloud account), when (UTC) and for how many
+days it stays valid (an old record is refused: a plan approved long ago was reviewed
+against a world that has moved on). Every field
 has its own sha256 in ``field_sha256``, and ``record_sha256`` covers those digests, so an
 edit of any field after approval is refused and named. This proves the file was not
 edited by hand, not who wrote it: it is not a cryptographic signature (docs/design.md).
@@ -21,17 +23,21 @@ import hashlib
 import json
 import unicodedata
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_telemetry.deploy._plan import DeploymentPlan, compute_plan_hash
+from agent_telemetry.deploy._types import DEFAULT_VALID_DAYS, MAX_VALID_DAYS
 from agent_telemetry.errors import AgentTelemetryError
 
-APPROVAL_FORMAT: Final = "agent-telemetry-approval/2"
+APPROVAL_FORMAT: Final = "agent-telemetry-approval/3"
 MAX_APPROVER_CHARS = 100
+# Characters that draw nothing yet count as letters or symbols (Hangul fillers, the blank
+# Braille pattern, Khmer inherent vowels): a name made of them looks empty on review.
+_INVISIBLE: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u034f")
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
@@ -65,7 +71,7 @@ class ApproverIdentity(_Strict):
 
 
 class Approval(_Strict):
-    format: Literal["agent-telemetry-approval/2"] = APPROVAL_FORMAT
+    format: Literal["agent-telemetry-approval/3"] = APPROVAL_FORMAT
     plan_hash: str
     target: str
     source: str
@@ -73,6 +79,7 @@ class Approval(_Strict):
     approved_by: str
     approver_identity: ApproverIdentity
     approved_at: str
+    valid_days: int
     views: tuple[ApprovedView, ...]
     sink: ApprovedSink
 
@@ -88,6 +95,11 @@ class Approval(_Strict):
             sink_table=self.sink.table,
             sink_missing=self.sink.missing,
         )
+
+    def expires_at(self) -> datetime:
+        """When apply stops accepting this record (``approved_at`` + ``valid_days``)."""
+        approved = datetime.strptime(self.approved_at, _TIME_FORMAT).replace(tzinfo=UTC)
+        return approved + timedelta(days=self.valid_days)
 
     def field_digests(self) -> dict[str, str]:
         """sha256 of each field's canonical JSON: what ``field_sha256`` records."""
@@ -119,16 +131,29 @@ class _SignedRecord(_Strict):
 
 
 def check_approver(name: str, what: str = "--by") -> str:
-    """A name or handle: 1-100 printable characters, no control, format or unassigned
-    characters (they could rewrite a terminal or a log line). Errors never repeat it."""
-    name = name.strip()
+    """A name or handle, NFKC-normalised (so look-alike compatibility forms such as
+    full-width letters record as the plain ones): 1-100 printable characters, no control,
+    format, unassigned or invisible characters (they could rewrite a terminal or a log
+    line, or make a name that reads as blank), and at least one visible letter or digit.
+    Errors never repeat it."""
+    name = unicodedata.normalize("NFKC", name).strip()
     if not name:
         raise ApprovalError(f"{what}: the approver's name is empty")
     if len(name) > MAX_APPROVER_CHARS:
         raise ApprovalError(f"{what}: longer than {MAX_APPROVER_CHARS} characters")
     if any(unicodedata.category(ch).startswith(("C", "Zl", "Zp")) for ch in name):
         raise ApprovalError(f"{what}: contains control or unprintable characters")
+    if any(ch in _INVISIBLE for ch in name):
+        raise ApprovalError(f"{what}: contains characters that draw nothing")
+    if not any(unicodedata.category(ch)[0] in "LN" for ch in name):
+        raise ApprovalError(f"{what}: has no visible letter or digit")
     return name
+
+
+def check_valid_days(days: int, what: str = "--valid-days") -> int:
+    if not 1 <= days <= MAX_VALID_DAYS:
+        raise ApprovalError(f"{what}: must be 1 to {MAX_VALID_DAYS} days")
+    return days
 
 
 def _checked_identity(identity: Mapping[str, str | None], by: str) -> ApproverIdentity:
@@ -155,13 +180,16 @@ def approve(
     by: str,
     now: datetime | None = None,
     identity: Mapping[str, str | None] | None = None,
+    valid_days: int = DEFAULT_VALID_DAYS,
 ) -> Approval:
-    """The approval record for ``plan``, signed off by ``by`` at ``now`` (UTC).
+    """The approval record for ``plan``, signed off by ``by`` at ``now`` (UTC), valid for
+    ``valid_days`` days.
 
     ``identity``: what else names the approver (``git_user``, ``gcloud_account``), as
     ``approver_identity()`` finds it on this machine; None records neither."""
     when = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     by = check_approver(by)
+    check_valid_days(valid_days)
     return Approval(
         plan_hash=plan.plan_hash,
         target=plan.target,
@@ -170,6 +198,7 @@ def approve(
         approved_by=by,
         approver_identity=_checked_identity(identity or {}, by),
         approved_at=when.strftime(_TIME_FORMAT),
+        valid_days=valid_days,
         views=tuple(
             ApprovedView(
                 name=v.name,
@@ -255,6 +284,19 @@ def _check_signoff(approval: Approval, origin: str) -> None:
         raise ApprovalError(
             f"{origin}: approved_at is not a UTC time like 2026-01-02T03:04:05Z"
         ) from None
+    check_valid_days(approval.valid_days, f"{origin}: valid_days")
+
+
+def expiry_problem(approval: Approval, now: datetime | None = None) -> str | None:
+    """Why ``approval`` is too old to apply at ``now`` (None: it is still valid)."""
+    now = (now or datetime.now(UTC)).astimezone(UTC)
+    expires = approval.expires_at()
+    if now >= expires:
+        return (
+            f"the approval expired at {expires.strftime(_TIME_FORMAT)} "
+            f"({approval.valid_days} days after approval); run `views approve` again"
+        )
+    return None
 
 
 def read_approval(path: Path) -> Approval:

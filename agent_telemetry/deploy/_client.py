@@ -180,6 +180,7 @@ class BigQueryWarehouse:
             ),
             view_query=(resource.get("view") or {}).get("query") or None,
             modified_ms=int(modified) if modified is not None else None,
+            etag=resource.get("etag") or None,
         )
 
     def list_table_ids(self, project: str, dataset: str) -> list[str]:
@@ -222,15 +223,20 @@ class BigQueryWarehouse:
         except _api_errors() as exc:
             raise BigQueryError(f"create view {table_id}: {_short(exc)}") from None
 
-    def set_view_query(self, table_id: str, *, query: str, labels: Mapping[str, str]) -> None:
-        """Replace a view's SQL and set labels in one patch (both or neither change)."""
-        table = bigquery.Table(table_id)
+    def set_view_query(
+        self, table_id: str, *, query: str, labels: Mapping[str, str], etag: str | None
+    ) -> None:
+        """Replace a view's SQL and set labels in one patch (both or neither change), only
+        if the view is still at ``etag`` (the version the caller read)."""
+        table = _versioned_table(table_id, etag)
         table.view_query = query
         table.labels = dict(labels)
         try:
             self._client.update_table(
                 table, ["view_query", "labels"], retry=self._retry, timeout=self._timeout
             )
+        except api_exceptions.PreconditionFailed:
+            raise BigQueryError(f"update view {table_id}: {_CHANGED}") from None
         except _api_errors() as exc:
             raise BigQueryError(f"update view {table_id}: {_short(exc)}") from None
 
@@ -241,9 +247,11 @@ class BigQueryWarehouse:
         description: str,
         schema: Sequence[TableField],
         labels: Mapping[str, str],
+        etag: str | None,
     ) -> None:
-        """Set description, schema (column descriptions) and labels in one patch."""
-        table = bigquery.Table(table_id)
+        """Set description, schema (column descriptions) and labels in one patch, only if
+        the view is still at ``etag``."""
+        table = _versioned_table(table_id, etag)
         table.description = description
         table.schema = [bigquery.SchemaField.from_api_repr(f.to_api()) for f in schema]
         table.labels = dict(labels)
@@ -254,6 +262,8 @@ class BigQueryWarehouse:
                 retry=self._retry,
                 timeout=self._timeout,
             )
+        except api_exceptions.PreconditionFailed:
+            raise BigQueryError(f"update metadata of {table_id}: {_CHANGED}") from None
         except _api_errors() as exc:
             raise BigQueryError(f"update metadata of {table_id}: {_short(exc)}") from None
 
@@ -274,3 +284,18 @@ class BigQueryWarehouse:
             self._client.update_table(table, ["schema"], retry=self._retry, timeout=self._timeout)
         except _api_errors() as exc:
             raise BigQueryError(f"patch schema of {table_id}: {_short(exc)}") from None
+
+
+_CHANGED = "it changed since it was read (etag); not overwritten, run views plan again"
+
+
+def _versioned_table(table_id: str, etag: str | None) -> bigquery.Table:
+    """A patch body for ``table_id`` carrying ``etag``: the client then sends If-Match,
+    and BigQuery refuses the patch (412) if the table changed since that version."""
+    project, dataset, table = table_id.split(".")
+    resource: dict[str, object] = {
+        "tableReference": {"projectId": project, "datasetId": dataset, "tableId": table}
+    }
+    if etag is not None:
+        resource["etag"] = etag
+    return bigquery.Table.from_api_repr(resource)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
-from agent_telemetry.deploy._approval import Approval, approval_problems
+from agent_telemetry.deploy._approval import Approval, approval_problems, expiry_problem
 from agent_telemetry.deploy._plan import DeploymentPlan
+from agent_telemetry.deploy._types import TableState
 from agent_telemetry.views import TableField, ViewDefinition
 
 Outcome = Literal["created", "updated", "adopted", "unchanged", "failed"]
@@ -77,15 +79,24 @@ def _blocked(plan: DeploymentPlan, adopt: bool) -> list[str]:
 
 
 def refusals(
-    plan: DeploymentPlan, approval: Approval, *, adopt: bool, patch_sink: bool
+    plan: DeploymentPlan,
+    approval: Approval,
+    *,
+    adopt: bool,
+    patch_sink: bool,
+    now: datetime | None = None,
 ) -> tuple[str, ...]:
     """Why apply must write nothing for ``plan``, in the order it checks; empty: go ahead.
 
-    The approval must cover the plan; no view may be blocked (a table in a view's place
+    The approval must not have expired (at ``now``, default: the clock) and must cover
+    the plan; no view may be blocked (a table in a view's place
     always is, a drifted or unmanaged view is unless ``adopt``); every generated view must
     dry-run, unless ``patch_sink`` is to add the sink fields first (then the views that
     failed are dry-run again after the patch).
     """
+    expired = expiry_problem(approval, now)
+    if expired is not None:
+        return (expired,)
     problems = approval_problems(approval, plan)
     if problems:
         return tuple(problems)
@@ -102,3 +113,23 @@ def refusals(
             )
         return tuple(failures)
     return ()
+
+
+def changed_since_plan(
+    name: str, planned: TableState | None, current: TableState | None
+) -> str | None:
+    """Why a view may not be written now: it is not what the plan read (None: it is).
+
+    BigQuery refuses a patch whose etag is stale, but a create has no etag, and a server
+    that ignores etags would overwrite a console edit made between plan and write; so
+    apply reads each view again just before writing it and compares everything read.
+    """
+    if planned is None and current is None:
+        return None
+    if planned is None:
+        return f"{name}: it was created by someone else since the plan; run views plan again"
+    if current is None:
+        return f"{name}: it was deleted since the plan; run views plan again"
+    if current != planned:
+        return f"{name}: it changed since the plan (not overwritten); run views plan again"
+    return None

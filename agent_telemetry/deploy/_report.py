@@ -60,7 +60,8 @@ def render_approval(approval: Approval, path: str) -> str:
     summary = ", ".join(f"{actions.count(a)} {a}" for a in ACTIONS if a in actions)
     lines = [
         f"approved {approval.plan_hash}",
-        f"  target {approval.target}, by {approval.approved_by} at {approval.approved_at}",
+        f"  target {approval.target}, by {approval.approved_by} at {approval.approved_at}, "
+        f"valid {approval.valid_days} days",
         f"  views: {summary}",
     ]
     identity = approval.approver_identity

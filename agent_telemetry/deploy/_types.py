@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.views import TableField
 
+# How long an approval record stays valid (days): the default, and the most allowed.
+DEFAULT_VALID_DAYS = 14
+MAX_VALID_DAYS = 90
+
 
 class BigQueryError(AgentTelemetryError):
     """A BigQuery call failed, or the client cannot be created; says which and why."""
@@ -27,6 +31,8 @@ class TableState:
     schema: tuple[TableField, ...]
     view_query: str | None
     modified_ms: int | None
+    # BigQuery's version tag: a patch sent with it fails (412) if the table changed since.
+    etag: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

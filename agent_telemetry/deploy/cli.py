@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from agent_telemetry.deploy._types import DEFAULT_VALID_DAYS, MAX_VALID_DAYS
 from agent_telemetry.views.cli_options import config_option
 
 if TYPE_CHECKING:
@@ -59,11 +60,12 @@ def _require_bigquery() -> None:
         _fail(exc)
 
 
-def _load(config_path: Path) -> DeploymentConfig:
-    from agent_telemetry.config import ConfigError, load_config
+def _load(config_path: Path | None) -> DeploymentConfig:
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.project import resolve_project
 
     try:
-        return load_config(config_path)
+        return resolve_project(config_path).config
     except ConfigError as exc:
         _fail(exc)
 
@@ -83,7 +85,7 @@ def _layout(layout: str | None) -> Layout | None:
     return layout  # type: ignore[return-value]  # click.Choice admits only layouts
 
 
-def _plan(config_path: Path, layout: str | None, endpoint: str | None) -> DeploymentPlan:
+def _plan(config_path: Path | None, layout: str | None, endpoint: str | None) -> DeploymentPlan:
     from agent_telemetry.deploy._read import make_plan
     from agent_telemetry.deploy._types import BigQueryError
 
@@ -122,7 +124,7 @@ _endpoint_option = click.option(
     help="Exit 0 when there is nothing to do, 2 when changes are pending, 1 on error.",
 )
 def plan_command(
-    config_path: Path, layout: str | None, endpoint: str | None, exit_code: bool
+    config_path: Path | None, layout: str | None, endpoint: str | None, exit_code: bool
 ) -> None:
     """Compare the deployed views with the generated ones; dry-run every view."""
     _require_bigquery()
@@ -142,6 +144,13 @@ def plan_command(
 @_endpoint_option
 @click.option("--by", "approver", required=True, metavar="NAME", help="Who approves the plan.")
 @click.option(
+    "--valid-days",
+    type=click.IntRange(1, MAX_VALID_DAYS),
+    default=DEFAULT_VALID_DAYS,
+    show_default=True,
+    help="Days the record stays valid: apply refuses an older one.",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -150,7 +159,12 @@ def plan_command(
     help="Where to write the approval record.",
 )
 def approve_command(
-    config_path: Path, layout: str | None, endpoint: str | None, approver: str, output: Path
+    config_path: Path | None,
+    layout: str | None,
+    endpoint: str | None,
+    approver: str,
+    valid_days: int,
+    output: Path,
 ) -> None:
     """Plan, then write an approval record bound to the plan's hash (review and commit it)."""
     _require_bigquery()
@@ -170,7 +184,7 @@ def approve_command(
     plan = _plan(config_path, layout, endpoint)
     click.echo(render_plan(plan), nl=False)
     try:
-        record = approve(plan, approver, identity=approver_identity())
+        record = approve(plan, approver, identity=approver_identity(), valid_days=valid_days)
         write_approval(record, output)
     except ApprovalError as exc:
         _fail(exc)
@@ -205,7 +219,7 @@ def approve_command(
     help="First add the approved missing payload fields (NULLABLE) to the sink table.",
 )
 def apply_command(
-    config_path: Path,
+    config_path: Path | None,
     layout: str | None,
     endpoint: str | None,
     approval_path: Path,

@@ -17,6 +17,11 @@ Imports nothing heavier than pydantic: services and the emitter depend on it.
 
 from types import MappingProxyType
 
+# Imported first, on purpose: importing a submodule sets the package attribute of its
+# name, and ``catalogue`` below is the (older, public) function. Loaded here, the module
+# is in sys.modules before the function is defined, so later imports of
+# ``agent_telemetry.schema.catalogue`` find it there and leave the function in place.
+import agent_telemetry.schema.catalogue as _catalogue_module  # noqa: F401
 from agent_telemetry.errors import SchemaRuleError
 from agent_telemetry.schema._base import TelemetryEvent, count, flag
 from agent_telemetry.schema.buckets import (

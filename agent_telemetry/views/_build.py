@@ -12,16 +12,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_telemetry.config import LAYOUTS, DeploymentConfig, load_config
+from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
 from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.project import PACKAGE_SQL_DIR, Project, resolve_project
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views._docs import data_dictionary
 from agent_telemetry.views._generate import generate_views
 from agent_telemetry.views._render import ViewDefinition
 
-GENERATED_DIR = Path(__file__).parent / "generated"
-DEFAULT_CONFIG = Path("telemetry.toml")
-DOCS_FILE = Path("docs") / "telemetry.md"
+GENERATED_DIR = PACKAGE_SQL_DIR
 
 
 def sql_path(sql_dir: Path, layout: str, view: str) -> Path:
@@ -33,17 +32,20 @@ def expected_files(
     sql_dir: Path,
     docs_path: Path,
     specs: tuple[EventSpec, ...] | None = None,
+    layouts: tuple[Layout, ...] = LAYOUTS,
 ) -> dict[Path, str]:
-    """Every generated file and its exact contents, for every layout.
+    """Every generated file and its exact contents, for each of ``layouts``.
 
     ``specs``: every event version to generate (default: ``version_catalogue()``).
+    The data dictionary documents the source's own layout.
     """
     files: dict[Path, str] = {}
     documented: tuple[ViewDefinition, ...] = ()
-    for layout in LAYOUTS:
+    for layout in dict.fromkeys((*layouts, config.source.layout)):
         views = generate_views(config, layout, specs)
-        for view in views:
-            files[sql_path(sql_dir, layout, view.name)] = view.ddl
+        if layout in layouts:
+            for view in views:
+                files[sql_path(sql_dir, layout, view.name)] = view.ddl
         if layout == config.source.layout:
             documented = views
     files[docs_path] = data_dictionary(config, documented, specs)
@@ -97,32 +99,37 @@ def _stale(sql_dir: Path, expected: dict[Path, str]) -> list[Path]:
 
 
 def build(
-    config_path: str | Path = DEFAULT_CONFIG,
+    config: str | Path | Project | None = None,
     check: bool = False,
     *,
     sql_dir: Path | None = None,
     docs_path: Path | None = None,
     specs: tuple[EventSpec, ...] | None = None,
+    layouts: tuple[Layout, ...] | None = None,
 ) -> BuildResult:
-    """Generate every layout's SQL and the data dictionary; ``check`` writes nothing.
+    """Generate the configured layouts' SQL and the data dictionary; ``check`` writes nothing.
 
-    ``sql_dir`` defaults to the package's ``generated`` folder, ``docs_path`` to
-    ``docs/telemetry.md`` beside the deployment file, ``specs`` to every registered
-    event version. Writing to the default ``sql_dir`` of an installed package (a
-    service repository's virtualenv) raises ``InstalledPackageError``: that folder is
-    this repository's, and the next upgrade would replace it.
+    ``config``: a resolved ``Project``, or the deployment file to resolve (default: the
+    nearest telemetry.toml). ``sql_dir``, ``docs_path``, ``specs`` and ``layouts``
+    default to what it names: ``[views]``, every version of its catalogue, the
+    configured layouts. Writing to the package's own ``generated`` folder of an
+    installed package (a service repository's virtualenv) raises
+    ``InstalledPackageError``: that folder is this repository's, and the next upgrade
+    would replace it.
     """
-    config_path = Path(config_path)
-    config = load_config(config_path)
-    if sql_dir is None and not check and installed_package(GENERATED_DIR):
+    project = config if isinstance(config, Project) else resolve_project(config)
+    sql_dir = project.sql_dir if sql_dir is None else Path(sql_dir)
+    if not check and sql_dir == PACKAGE_SQL_DIR and installed_package(PACKAGE_SQL_DIR):
         raise InstalledPackageError(
-            "the default --sql-dir is the generated/ folder of the installed "
-            "agent_telemetry package (site-packages); pass --sql-dir (and --docs) to "
-            "write your deployment's views into your own repository"
+            "the views would go into the generated/ folder of the installed "
+            "agent_telemetry package (site-packages); name your own catalogue and "
+            "folders in telemetry.toml ([catalogue], [views]; `agent-telemetry init` "
+            "writes them) or pass --sql-dir and --docs"
         )
-    sql_dir = GENERATED_DIR if sql_dir is None else Path(sql_dir)
-    docs_path = config_path.parent / DOCS_FILE if docs_path is None else Path(docs_path)
-    expected = expected_files(config, sql_dir, docs_path, specs)
+    docs_path = project.docs_path if docs_path is None else Path(docs_path)
+    specs = project.catalogue.version_specs() if specs is None else specs
+    layouts = project.layouts if layouts is None else layouts
+    expected = expected_files(project.config, sql_dir, docs_path, specs, layouts)
     drifted: list[Path] = []
     chunks: list[str] = []
     for path, text in expected.items():

@@ -9,10 +9,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from agent_telemetry.views.cli_options import config_option
+
+if TYPE_CHECKING:
+    from agent_telemetry.project import Project
 
 
 def _shown(path: Path) -> str:
@@ -37,33 +41,55 @@ def views() -> None:
     "--sql-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where the SQL goes (default: the package's generated/ folder, in a checkout "
-    "of this repository only: an installed package is never written to).",
+    help="Where the SQL goes (default: [views] dir of the config; without [catalogue], "
+    "the package's generated/ folder, in a checkout of this repository only: an "
+    "installed package is never written to).",
 )
 @click.option(
     "--docs",
     "docs_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Data dictionary path (default: docs/telemetry.md beside the config).",
+    help="Data dictionary path (default: [views] docs of the config, else "
+    "docs/telemetry.md beside it).",
+)
+@click.option(
+    "--all-layouts",
+    is_flag=True,
+    help="Render every layout, not only the configured ones ([views] layouts, else the "
+    "source's own layout).",
 )
 def build_command(
-    config_path: Path, check: bool, sql_dir: Path | None, docs_path: Path | None
+    config_path: Path | None,
+    check: bool,
+    sql_dir: Path | None,
+    docs_path: Path | None,
+    all_layouts: bool,
 ) -> None:
-    """Render every layout's view SQL and the data dictionary from the models."""
-    from agent_telemetry.config import ConfigError
+    """Render the configured layouts' view SQL and the data dictionary from the models."""
+    from agent_telemetry.config import LAYOUTS, ConfigError
+    from agent_telemetry.project import resolve_project
+    from agent_telemetry.schema.catalogue import CatalogueError
     from agent_telemetry.views._build import InstalledPackageError, build
 
     try:
-        result = build(config_path, check, sql_dir=sql_dir, docs_path=docs_path)
-    except (ConfigError, InstalledPackageError) as exc:
+        project = resolve_project(config_path)
+        result = build(
+            project,
+            check,
+            sql_dir=sql_dir,
+            docs_path=docs_path,
+            layouts=LAYOUTS if all_layouts else None,
+        )
+    except (ConfigError, CatalogueError, InstalledPackageError) as exc:
         raise click.ClickException(str(exc)) from None
     if check:
         if result.drifted:
             click.echo(result.diff, nl=False)
+            rebuild = _rebuild_command(project, sql_dir, docs_path, all_layouts)
             click.echo(
                 f"{len(result.drifted)} generated file(s) differ from the models; "
-                "run `agent-telemetry views build` and commit the result.",
+                f"run `{rebuild}` and commit the result.",
                 err=True,
             )
             sys.exit(result.exit_code)
@@ -75,6 +101,18 @@ def build_command(
         click.echo(f"removed {_shown(path)}")
     if not result.written and not result.removed:
         click.echo("views are up to date")
+
+
+def _rebuild_command(
+    project: Project, sql_dir: Path | None, docs_path: Path | None, all_layouts: bool
+) -> str:
+    """The ``views build`` command that rewrites exactly what ``--check`` compared."""
+    command = "agent-telemetry views build" + project.command_flags()
+    if sql_dir is not None:
+        command += f" --sql-dir {_shown(sql_dir)}"
+    if docs_path is not None:
+        command += f" --docs {_shown(docs_path)}"
+    return command + (" --all-layouts" if all_layouts else "")
 
 
 @click.command("sink-schema")

@@ -10,7 +10,8 @@ config_option = click.option(
     "--config",
     "config_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("telemetry.toml"),
-    show_default=True,
-    help="Deployment file (source sink, target dataset).",
+    default=None,
+    help="Deployment file: source sink, target dataset, [catalogue] and [views] "
+    "(default: the nearest telemetry.toml in this folder or above it, up to the "
+    "repository root).",
 )

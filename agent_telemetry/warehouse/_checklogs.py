@@ -27,6 +27,7 @@ from typing import Any
 from agent_telemetry.schema import EVENT_VERSIONS, EventSpec, FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS, NOT_A_FIELD, REJECTED_EVENT, RejectReason
 from agent_telemetry.schema.versions import current_models
+from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
 from agent_telemetry.warehouse._judge import (
     INVALID,
     Coercion,
@@ -40,13 +41,15 @@ from agent_telemetry.warehouse._judge import (
     read_strings,
     time_of,
 )
+from agent_telemetry.warehouse._load_progress import LoadProgress
 from agent_telemetry.warehouse._load_scan import Kind, Shape, Telemetry, iter_records
-from agent_telemetry.warehouse._source import LogInput
+from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Limits, LogInput
 
 OTHER_NAME = "<name not shown>"  # an unknown event, or a reason the emitter never writes
 UNKNOWN_KEY = "<unknown key>"  # key names are never shown: a key can be personal data
 _REASONS = frozenset(reason.value for reason in RejectReason)
 MAX_POSITIONS = 5
+PROGRESS_EVERY = 8192  # records between progress updates
 _READ_FIELD = {"int": read_int, "enum": read_string, "bool": read_bool}
 
 # The rules a line is checked against: rule ID -> what it means (the docs list these).
@@ -173,6 +176,7 @@ class FileCheck:
     undecodable: int = 0
     duplicates: int = 0  # telemetry LogEntries seen before: checked once
     truncated_at: list[int] = field(default_factory=list)  # first few positions
+    stopped: str | None = None  # why the read stopped at a limit (a gzip bomb?)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -188,6 +192,7 @@ class FileCheck:
             "too_deep": self.too_deep,
             "undecodable": self.undecodable,
             "duplicates": self.duplicates,
+            "stopped": self.stopped,
         }
 
 
@@ -199,6 +204,10 @@ class LogCheckReport:
     rejected: Counter[str] = field(default_factory=Counter)
     coerced: Counter[Coercion] = field(default_factory=Counter)  # lines, per coercion
     strict_types: bool = False
+    repeated: tuple[Repeat, ...] = ()  # inputs naming a file already read: read once
+    # Copies of an entry (same insertId and timestamp) whose payload differs from the
+    # copy kept: both cannot be true, so the log is not clean.
+    conflicting: int = 0
     versions: Mapping[tuple[str, int], type[TelemetryEvent]] = field(
         default_factory=lambda: EVENT_VERSIONS
     )
@@ -222,16 +231,25 @@ class LogCheckReport:
         return sum(f.oversized + f.too_deep + f.undecodable for f in self.files)
 
     @property
+    def stopped(self) -> tuple[FileCheck, ...]:
+        """Files whose read stopped at a decompression limit: not read to the end."""
+        return tuple(f for f in self.files if f.stopped is not None)
+
+    @property
     def clean(self) -> bool:
-        """No violations, and at least one telemetry line (none at all is not clean: the
-        wrong file, or a service that writes no telemetry)."""
-        return self.violations == 0 and self.telemetry > 0
+        """No violations, at least one telemetry line (none at all is not clean: the
+        wrong file, or a service that writes no telemetry), and every file read to its
+        end (a file stopped at a limit was not checked whole)."""
+        return self.violations == 0 and self.telemetry > 0 and not self.stopped
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "clean": self.clean,
             "telemetry_lines": self.telemetry,
             "duplicates": self.duplicates,
+            "conflicting_duplicates": self.conflicting,
+            "repeated": [{"path": r.path, "same_as": r.first} for r in self.repeated],
+            "stopped": len(self.stopped),
             "strict_types": self.strict_types,
             "coerced": {c.value: self.coerced[c] for c in Coercion},
             "files": [f.as_dict() for f in self.files],
@@ -247,9 +265,13 @@ def check_logs(
     versions: Mapping[tuple[str, int], type[TelemetryEvent]] = EVENT_VERSIONS,
     *,
     strict_types: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+    progress: LoadProgress | None = None,
 ) -> LogCheckReport:
     """Check every telemetry line of every file; never raises for what a line holds
-    (``LoadError`` for a file that cannot be read or decoded at all).
+    (``LoadError`` for a file that cannot be read or decoded at all). A file named
+    twice is read once (``repeated`` lists the repeats); a gzip file that passes
+    ``limits`` is checked up to there and reported as stopped.
 
     ``versions`` is the registry lines are checked against: a line is judged by the
     model of its own ``schema_version``, so logs from before a version bump stay clean.
@@ -260,21 +282,30 @@ def check_logs(
         report.events[spec.name] = EventCheck(
             spec.name, spec, coverage={f.name: FieldCoverage(f) for f in spec.fields}
         )
+    files, report.repeated = distinct_inputs(Path(p) for p in paths)
     duplicates = Duplicates()  # across files, as the views see every file in one table
-    for raw_path in paths:
-        with LogInput(Path(raw_path)) as log:
-            _check_file(report, log, duplicates)
+    for path in files:
+        with LogInput(path, limits=limits) as log:
+            if progress is not None:
+                progress.start_file(path.name, path.stat().st_size if path.is_file() else 0)
+            _check_file(report, log, duplicates, progress)
+            if progress is not None:
+                progress.finish_file()
     return report
 
 
-def _check_file(report: LogCheckReport, log: LogInput, duplicates: Duplicates) -> None:
+def _check_file(
+    report: LogCheckReport, log: LogInput, duplicates: Duplicates, progress: LoadProgress | None
+) -> None:
     checked = FileCheck(log.label, log.layout, str(log.encoding))
     report.files.append(checked)
-    for record in iter_records(log):
+    for number, record in enumerate(iter_records(log)):
+        if progress is not None and not number % PROGRESS_EVERY:
+            progress.update(log.consumed)
         kind = record.kind
         if kind is Kind.BLANK:
             continue
-        checked.records += 1
+        checked.records += record.count
         telemetry = record.telemetry
         if telemetry is not None:
             checked.telemetry += 1
@@ -294,7 +325,8 @@ def _check_file(report: LogCheckReport, log: LogInput, duplicates: Duplicates) -
         elif kind is Kind.UNDECODABLE:
             checked.undecodable += 1
         else:
-            checked.non_telemetry += 1
+            checked.non_telemetry += record.count
+    checked.stopped = log.stopped
 
 
 def _check_payload(report: LogCheckReport, telemetry: Telemetry, when: str | None) -> None:

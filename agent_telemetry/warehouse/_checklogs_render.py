@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from agent_telemetry.warehouse._checklogs import COERCIONS, LINE_RULES, LogCheckReport
+from agent_telemetry.warehouse._inputs import Repeat, repeat_warning
 
 
 def render_json(report: LogCheckReport) -> str:
@@ -123,6 +126,9 @@ def render_text(report: LogCheckReport, console: Console) -> None:
                 "(read as the views read them; --strict-types makes them violations)",
                 highlight=False,
             )
+    print_input_warnings(
+        console, report.repeated, [(f.path, f.stopped or "") for f in report.stopped]
+    )
     if report.duplicates:
         console.print(
             f"duplicates: {report.duplicates:,} LogEntries seen before (same insertId and "
@@ -139,8 +145,24 @@ def render_text(report: LogCheckReport, console: Console) -> None:
         console.print("[yellow]warning[/yellow]: no telemetry lines found")
     elif report.clean:
         console.print("[green]clean[/green]: every telemetry line matches its model")
+    elif report.stopped and not report.violations:
+        console.print("[red]not clean: a file was not read to its end[/red]")
     else:
         console.print(f"[red]{report.violations:,} line(s) with violations[/red]")
+
+
+def print_input_warnings(
+    console: Console, repeated: Iterable[Repeat], stopped: Iterable[tuple[str, str]]
+) -> None:
+    """One line per input named twice, and per gzip file stopped at a limit."""
+    for repeat in repeated:
+        line = Text("warning", style="yellow")
+        line.append(f": {repeat_warning(repeat)}")
+        console.print(line, soft_wrap=True, highlight=False)
+    for path, why in stopped:
+        line = Text("error", style="red")
+        line.append(f": {path}: stopped reading, {why}; the records before it are counted")
+        console.print(line, soft_wrap=True, highlight=False)
 
 
 def _coverage_cells(cov: dict[str, Any]) -> tuple[str, str]:

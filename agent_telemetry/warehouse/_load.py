@@ -24,6 +24,7 @@ from agent_telemetry.warehouse._duckdb_types import (
     create_table_sql,
     quote_identifier,
 )
+from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
 from agent_telemetry.warehouse._judge import (
     Duplicates,
     SinkPayload,
@@ -40,7 +41,7 @@ from agent_telemetry.warehouse._load_sql import (
     local_fields,
     spool_insert,
 )
-from agent_telemetry.warehouse._source import Layout, LoadError, LogInput
+from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Layout, Limits, LoadError, LogInput
 
 __all__ = ["SINK_TABLE", "FileLoad", "LoadError", "LoadReport", "create_sink", "load_logs"]
 
@@ -67,15 +68,16 @@ class FileLoad:
     undecodable: int = 0  # invalid UTF-8, or a lone surrogate escape
     duplicates: int = 0  # telemetry LogEntries seen before (insertId and timestamp)
     cut_at: int | None = None  # a gzip stream broke off (cut or corrupt) at this record
+    stopped: str | None = None  # why the read stopped at a limit (a gzip bomb?)
 
     @property
     def skipped(self) -> int:
         return self.records - self.loaded
 
-    def count(self, kind: Kind) -> None:
-        """Count one record that is not telemetry."""
+    def count(self, kind: Kind, count: int = 1) -> None:
+        """Count ``count`` records of a kind that is not telemetry (TEXT comes in runs)."""
         if kind is Kind.TEXT:
-            self.text += 1
+            self.text += count
         elif kind is Kind.MALFORMED:
             self.truncated += 1
         elif kind is Kind.OTHER_JSON:
@@ -94,6 +96,7 @@ class LoadReport:
 
     table: str
     files: tuple[FileLoad, ...] = field(default=())
+    repeated: tuple[Repeat, ...] = field(default=())  # inputs naming a file already read
 
     @property
     def records(self) -> int:
@@ -124,6 +127,10 @@ class LoadReport:
     def duplicates(self) -> int:
         return sum(f.duplicates for f in self.files)
 
+    @property
+    def stopped(self) -> tuple[FileLoad, ...]:
+        return tuple(f for f in self.files if f.stopped is not None)
+
 
 def default_sink_fields() -> tuple[TableField, ...]:
     """The sink table ``agent-telemetry sink-schema --layout partitioned`` pins in BigQuery."""
@@ -152,14 +159,13 @@ def load_logs(
     schema: Sequence[TableField] | None = None,
     progress: LoadProgress | None = None,
     replace: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> LoadReport:
-    """Load every file into ``table`` (created from the sink schema when ``replace``)."""
-    files = [Path(p) for p in paths]
-    for path in files:
-        if not path.exists():
-            raise LoadError(f"{path}: no such file")
-        if path.is_dir():
-            raise LoadError(f"{path}: is a directory")
+    """Load every file into ``table`` (created from the sink schema when ``replace``).
+    A file named twice (directly, through a link or by overlapping globs) is read once:
+    the report lists the repeats. A gzip file that passes ``limits`` stops there; what
+    it held before is loaded."""
+    files, repeated = distinct_inputs(Path(p) for p in paths)
     if replace:
         sink = create_sink(con, table=table, schema=schema)
     else:
@@ -169,13 +175,13 @@ def load_logs(
     with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
         spool = Path(spool_dir) / "rows.jsonl"
         for path in files:
-            with LogInput(path) as log:
+            with LogInput(path, limits=limits) as log:
                 if progress is not None:
                     progress.start_file(path.name, _size(path))
                 loaded.append(_load_file(con, table, sink, log, spool, duplicates, progress))
                 if progress is not None:
                     progress.finish_file()
-    return LoadReport(table, tuple(loaded))
+    return LoadReport(table, tuple(loaded), repeated)
 
 
 def _size(path: Path) -> int:
@@ -201,13 +207,15 @@ def _load_file(
             telemetry = record.telemetry
             if telemetry is None:
                 if record.kind is not Kind.BLANK:
-                    report.records += 1
-                    report.count(record.kind)
+                    report.records += record.count
+                    report.count(record.kind, record.count)
                     if record.cut:
                         report.cut_at = record.position
                 continue
             when = time_of(telemetry)
-            entry_id = insert_id(telemetry)
+            # Without a timestamp there is no entry key: stored without its id, the row
+            # is never merged by the views (the sink's own rows always have one).
+            entry_id = insert_id(telemetry) if when is not None else None
             if entry_id is not None and seen(entry_id, when):
                 report.duplicates += 1
             rows.append(
@@ -219,6 +227,7 @@ def _load_file(
                     progress.update(log.consumed)
         report.loaded += _write(out, rows)
     report.records += report.loaded
+    report.stopped = log.stopped
     if report.loaded:
         try:
             ((stored,),) = con.execute(spool_insert(table, str(spool), sink)).fetchall()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -72,6 +73,7 @@ class Record:
     telemetry: Telemetry | None
     position: int  # 1-based line number, or element number in an array
     cut: bool = False  # the MALFORMED tail of a gzip stream that broke off (cut or corrupt)
+    count: int = 1  # a run of plain-text lines is one record of kind TEXT (many lines)
 
 
 def _is_envelope(record: dict[str, Any]) -> bool:
@@ -194,34 +196,100 @@ def iter_records(log: LogInput) -> Iterator[Record]:
     return _lines(log)
 
 
+# A byte that can start a JSON record: an object or array opens, or a BOM (files
+# concatenated) or another character from U+F000 up begins. Only lines whose first
+# non-blank byte is one go to Python one by one; blank and plain-text lines between
+# them are counted in C.
+_OPENER = re.compile(rb"[\[{\xef]")
+_NOT_BLANK = re.compile(rb"^[ \t\r\x0b\x0c]*[^ \t\r\n\x0b\x0c][^\n]*", re.M)
+_WHITESPACE = b" \t\r\n\x0b\x0c"
+
+
+def _plain(gap: bytes, number: int) -> Iterator[Record]:
+    """The lines of ``gap`` (whole lines, none of them JSON): one TEXT record for the
+    non-blank ones, and one OVERSIZED record per line longer than MAX_RECORD."""
+    if not gap.translate(None, _WHITESPACE):
+        return  # blank lines only
+    if len(gap) <= MAX_RECORD:
+        text = len(_NOT_BLANK.findall(gap))
+        oversized = 0
+    else:
+        lengths = [len(line) for line in _NOT_BLANK.findall(gap)]
+        oversized = sum(length > MAX_RECORD for length in lengths)
+        text = len(lengths) - oversized
+    if text:
+        yield Record(Kind.TEXT, None, number + 1, count=text)
+    for _ in range(oversized):
+        yield Record(Kind.OVERSIZED, None, number + 1)
+
+
+def _whole_lines(data: bytes, number: int) -> Iterator[Record]:
+    """The records of ``data``, whole lines joined by newlines (the last one without
+    its newline); ``number`` is the line number before the first."""
+    size = len(data)
+    gap_start = scan = 0  # both always at the start of a line
+    while (found := _OPENER.search(data, scan)) is not None:
+        hit = found.start()
+        start = data.rfind(b"\n", gap_start, hit) + 1 or gap_start
+        end = data.find(b"\n", hit)
+        end = size if end < 0 else end
+        if start == hit or data[start:hit].isspace():  # the line's first non-blank byte
+            if start > gap_start:
+                gap = data[gap_start:start]
+                yield from _plain(gap, number)
+                number += gap.count(b"\n")
+            number += 1
+            if end - start > MAX_RECORD:
+                yield Record(Kind.OVERSIZED, None, number)
+            else:
+                yield _record(data[start:end], number)
+            gap_start = end + 1
+        scan = end + 1
+    if gap_start < size:
+        yield from _plain(data[gap_start:] + b"\n", number)
+
+
 def _lines(log: LogInput) -> Iterator[Record]:
     """The lines of a JSON-lines file; a line longer than MAX_RECORD is skipped through,
-    never held. A gzip stream that broke off ends with one truncated record."""
+    never held. A gzip stream that broke off ends with one truncated record; a file
+    stopped at a limit ends where it stopped (its last, partial line is not read)."""
     number = 0
     pending: list[bytes] = []
     pending_size = 0
     for chunk in log.chunks:
-        pieces = chunk.split(b"\n")
-        tail = pieces.pop()
-        for piece in pieces:
-            number += 1
-            if pending_size:
-                size = pending_size + len(piece)
-                whole = b"".join(pending) + piece if size <= MAX_RECORD else b""
+        first = chunk.find(b"\n")
+        if first < 0:
+            pending_size += len(chunk)
+            if pending_size <= MAX_RECORD:
+                pending.append(chunk)
+            else:
                 pending.clear()
-                pending_size = 0
-            else:
-                size, whole = len(piece), piece
-            if size > MAX_RECORD:
-                yield Record(Kind.OVERSIZED, None, number)
-            else:
-                yield _record(whole, number)
+            continue
+        last = chunk.rfind(b"\n")
+        piece = chunk[:first]
+        # The line the previous chunks began, ended by this chunk's first newline.
+        number += 1
+        size = pending_size + len(piece)
+        if size > MAX_RECORD:
+            yield Record(Kind.OVERSIZED, None, number)
+        else:
+            whole = b"".join(pending) + piece if pending_size else piece
+            record = _record(whole, number)
+            if record.kind is not Kind.BLANK:
+                yield record
+        pending.clear()
+        pending_size = 0
+        if last > first:
+            middle = chunk[first + 1 : last]
+            yield from _whole_lines(middle, number)
+            number += middle.count(b"\n") + 1
+        tail = chunk[last + 1 :]
         if tail:
-            pending_size += len(tail)
+            pending_size = len(tail)
             if pending_size <= MAX_RECORD:
                 pending.append(tail)
-            else:
-                pending.clear()
+    if log.stopped is not None:
+        return
     if log.cut:  # whatever followed the last newline is the broken-off part
         yield Record(Kind.MALFORMED, None, number + 1, cut=True)
     elif pending_size > MAX_RECORD:
@@ -246,6 +314,8 @@ def _elements(log: LogInput) -> Iterator[Record]:
         yield from splitter.finish()
 
     for piece in chunks():
+        if log.stopped is not None:
+            return  # what the limit left open is not an element
         number += 1
         if isinstance(piece, Broken):
             yield Record(Kind.MALFORMED, None, number, cut=log.cut)

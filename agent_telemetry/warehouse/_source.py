@@ -37,6 +37,7 @@ MAX_RECORD = 1 << 20
 # Enough of the start to see a byte-order mark, or the NUL bytes of UTF-16/32 text.
 ENCODING_HEAD = 4096
 GZIP_MAGIC = b"\x1f\x8b"
+GZIP_STEP = 64 << 10
 # What reading a cut-off or corrupt gzip stream raises (the bytes before it are good).
 CORRUPT_STREAM = (EOFError, gzip.BadGzipFile, zlib.error)
 # Decoding UTF-16/32 replaces what cannot be decoded by a lone surrogate, which the
@@ -45,6 +46,39 @@ CORRUPT_STREAM = (EOFError, gzip.BadGzipFile, zlib.error)
 _UNDECODABLE = "agent_telemetry.undecodable"
 
 Layout = Literal["lines", "array"]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How far a gzip file may expand before it is taken for a bomb and stopped.
+
+    ``max_bytes`` caps the decompressed bytes of one file; past ``ratio_floor``
+    decompressed bytes, ``max_ratio`` caps decompressed over compressed bytes. Logs
+    compress about 5-30 times (JSON lines repeat their keys); a file of blank lines,
+    or of one byte repeated, about 1,000 times.
+    """
+
+    max_bytes: int = 16 << 30  # 16 GiB decompressed
+    max_ratio: int = 200
+    ratio_floor: int = 64 << 20  # 64 MiB decompressed before the ratio counts
+
+    def exceeded(self, decompressed: int, compressed: int) -> str | None:
+        """Why reading on would pass a limit, or None."""
+        if decompressed > self.max_bytes:
+            return f"decompressed past {_size(self.max_bytes)} (--max-decompressed)"
+        if decompressed > self.ratio_floor and decompressed > self.max_ratio * max(compressed, 1):
+            return f"expands more than {self.max_ratio} times (--max-ratio): a gzip bomb?"
+        return None
+
+
+def _size(count: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if count >= 1 << shift:
+            return f"{count / (1 << shift):g} {unit}"
+    return f"{count} bytes"
+
+
+DEFAULT_LIMITS = Limits()
 
 # Longest first: the UTF-32-LE mark begins with the UTF-16-LE one.
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -131,17 +165,26 @@ class Encoding:
 
 class LogInput:
     """A log file's content as UTF-8 chunks; use as a context manager, iterate ``chunks``
-    once. ``cut`` turns true when a gzip stream broke off (cut short or corrupt)."""
+    once. ``cut`` turns true when a gzip stream broke off (cut short or corrupt), and
+    ``stopped`` says why the read stopped when a gzip file passed a ``Limits`` cap."""
 
-    def __init__(self, path: Path, label: str | None = None) -> None:
+    def __init__(
+        self, path: Path, label: str | None = None, limits: Limits = DEFAULT_LIMITS
+    ) -> None:
         self.path = path
         self.label = str(path) if label is None else label
+        self.limits = limits
+        self.decompressed = 0
+        # Why the read stopped early (a limit passed): the records before it are read.
+        self.stopped: str | None = None
         try:
             self._raw = _Counted(io.FileIO(path, "rb"))
             self.gzip = self._raw.peek_exact(len(GZIP_MAGIC)) == GZIP_MAGIC
         except OSError as error:
             raise LoadError(f"{self.label}: {error.strerror or error}") from None
-        buffered = io.BufferedReader(self._raw, CHUNK)
+        # A gzip file is read from disk in small steps, so the compressed bytes read so
+        # far (what the ratio cap divides by) run at most one step ahead of the inflater.
+        buffered = io.BufferedReader(self._raw, GZIP_STEP if self.gzip else CHUNK)
         self._stream: io.BufferedReader[_Counted] | gzip.GzipFile = (
             gzip.GzipFile(fileobj=buffered, mode="rb") if self.gzip else buffered
         )
@@ -191,6 +234,11 @@ class LogInput:
                 raise LoadError(f"{self.label}: {error.strerror or error}") from None
             if not chunk:
                 return
+            if self.gzip:
+                self.decompressed += len(chunk)
+                self.stopped = self.limits.exceeded(self.decompressed, self.consumed)
+                if self.stopped is not None:
+                    return  # this chunk is past the cap: nothing of it is read
             yield chunk
 
     def _encoding(self, head: bytes) -> Encoding:

@@ -39,6 +39,7 @@ from agent_telemetry.warehouse._load import (
 )
 from agent_telemetry.warehouse._load_progress import LoadProgress
 from agent_telemetry.warehouse._load_sql import PAYLOAD, SinkColumns
+from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from agent_telemetry.config import DeploymentConfig, Layout
@@ -144,8 +145,10 @@ class Warehouse:
         *,
         progress: LoadProgress | None = None,
         replace: bool = True,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> LoadReport:
-        """Load log files into the sink table (recreated first unless ``replace`` is false)."""
+        """Load log files into the sink table (recreated first unless ``replace`` is false);
+        ``limits`` caps how far a gzip file may expand."""
         return load_logs(
             self.con,
             paths,
@@ -153,6 +156,7 @@ class Warehouse:
             schema=self.schema,
             progress=progress,
             replace=replace,
+            limits=limits,
         )
 
     def views(self) -> tuple[ViewDefinition, ...]:

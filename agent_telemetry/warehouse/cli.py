@@ -1,4 +1,4 @@
-"""Commands of the local warehouse: ``preview`` and ``check-logs``.
+"""Commands of the local warehouse: ``preview``, ``query`` and ``check-logs``.
 
 DuckDB, sqlglot and the view generator load inside the commands, so other commands
 never pay for them.
@@ -7,6 +7,7 @@ never pay for them.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,9 +15,15 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from agent_telemetry.warehouse._results import FORMATS, ResultFormat
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent_telemetry.warehouse._load import LoadReport
+    from agent_telemetry.warehouse._source import Limits
 
 # DuckDB's file header (MainHeader): a uint64 checksum, then the magic bytes.
 DUCKDB_MAGIC_OFFSET = 8
@@ -28,6 +35,35 @@ LOGS = click.argument(
     required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
 )
+
+
+def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--max-decompressed and --max-ratio: how far a gzip file may expand."""
+    from agent_telemetry.warehouse._source import DEFAULT_LIMITS
+
+    command = click.option(
+        "--max-ratio",
+        type=click.IntRange(min=1),
+        metavar="TIMES",
+        default=DEFAULT_LIMITS.max_ratio,
+        show_default=True,
+        help="Stop a gzip file that expands more than this many times (past its first "
+        f"{DEFAULT_LIMITS.ratio_floor >> 20} MiB): a gzip bomb.",
+    )(command)
+    return click.option(
+        "--max-decompressed",
+        type=click.IntRange(min=1),
+        metavar="MIB",
+        default=DEFAULT_LIMITS.max_bytes >> 20,
+        show_default=True,
+        help="Stop a gzip file past this many MiB decompressed.",
+    )(command)
+
+
+def _limits(max_decompressed: int, max_ratio: int) -> Limits:
+    from agent_telemetry.warehouse._source import Limits
+
+    return Limits(max_bytes=max_decompressed << 20, max_ratio=max_ratio)
 
 
 # Columns shown only when some file has such records, so the usual table stays narrow.
@@ -73,6 +109,11 @@ def render_load_report(report: LoadReport, console: Console) -> None:
                 soft_wrap=True,
                 highlight=False,
             )
+    from agent_telemetry.warehouse._checklogs_render import print_input_warnings
+
+    print_input_warnings(
+        console, report.repeated, [(f.path, f.stopped or "") for f in report.stopped]
+    )
     if report.duplicates:
         console.print(
             f"duplicates: {report.duplicates:,} LogEntries seen before (same insertId and "
@@ -142,13 +183,23 @@ def check_db_target(db: Path, logs: tuple[Path, ...]) -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Deployment file (default: ./telemetry.toml if present).",
 )
-def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> None:
+@_limit_options
+def preview(
+    logs: tuple[Path, ...],
+    db: Path | None,
+    config: Path | None,
+    max_decompressed: int,
+    max_ratio: int,
+) -> None:
     """Load log files into a local DuckDB warehouse and summarise every view.
 
     LOGS are the emitter's JSON lines, Cloud Logging exports (LogEntry JSON, one per
     line or one array) or BigQuery read-backs of the sink table or of _AllLogs, gzipped
     or not, in UTF-8, UTF-16 or UTF-32 (with a byte-order mark). Other lines are skipped
-    and counted. Exit status 1, with a warning, when no telemetry line was found.
+    and counted. A file named twice (again, through a link, by overlapping globs) is
+    read once, with a warning; a gzip file that expands past --max-decompressed or
+    --max-ratio stops there, with an error line, and what it held before is loaded.
+    Exit status 1, with a warning, when no telemetry line was found.
     """
     from agent_telemetry.config import ConfigError
     from agent_telemetry.warehouse import LoadError, Warehouse, default_config
@@ -156,6 +207,7 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
     from agent_telemetry.warehouse._preview import render_preview, summarize
 
     console = Console()
+    limits = _limits(max_decompressed, max_ratio)
     try:
         deployment = default_config(config)
     except ConfigError as error:
@@ -172,9 +224,9 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
             try:
                 if wants_bar(err, total):
                     with RichLoadProgress(err, total) as progress:
-                        report = wh.load(logs, progress=progress)
+                        report = wh.load(logs, progress=progress, limits=limits)
                 else:
-                    report = wh.load(logs)
+                    report = wh.load(logs, limits=limits)
             except LoadError as error:
                 raise click.ClickException(str(error)) from None
             render_load_report(report, console)
@@ -189,14 +241,80 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
             _remove(_wal(building))
     if db is not None:
         console.print(
-            f"kept {db}: table {report.table}, views {', '.join(names)}\n"
-            f'  e.g. duckdb {db} "SELECT lane, status, count(*) FROM pipeline_run GROUP BY ALL"',
+            Text(
+                f"kept {db}: table {report.table}, views {', '.join(names)}\n"
+                f"  e.g. {explore_hint(db)}"
+            ),
             soft_wrap=True,
             highlight=False,
         )
     if not report.loaded:
         console.print("[yellow]warning[/yellow]: no telemetry lines found")
         sys.exit(1)
+
+
+EXPLORE_SQL = "SELECT lane, status, count(*) AS runs FROM pipeline_run GROUP BY ALL ORDER BY ALL"
+
+
+def explore_hint(db: Path) -> str:
+    """The command every "explore" hint prints: it needs nothing beyond this package."""
+    return f'agent-telemetry query "{EXPLORE_SQL}" --db {shlex.quote(str(db))}'
+
+
+class _QueryFailed(click.ClickException):
+    exit_code = 2  # an error, not a finding
+
+
+@click.command("query")
+@click.argument("sql")
+@click.argument("logs", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--db",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Query this DuckDB database (kept by `preview --db` or `demo`) instead of LOGS; "
+    "opened read-only.",
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="table folds to the terminal's width; csv, json and markdown are for files and pages.",
+)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Deployment file for LOGS (default: ./telemetry.toml if present).",
+)
+def query_command(
+    sql: str, logs: tuple[Path, ...], db: Path | None, output: ResultFormat, config: Path | None
+) -> None:
+    """Run SQL over the generated views (pipeline_run, chat_turn, pipeline_render,
+    provider_status, telemetry_quality) on LOGS, loaded as preview loads them, or on a
+    database kept by `preview --db`. DuckDB's SQL dialect. Exit status 2 on an error.
+    """
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.warehouse._query import QueryError, query_database, query_logs
+    from agent_telemetry.warehouse._results import print_table, to_csv, to_json, to_markdown
+    from agent_telemetry.warehouse._source import LoadError
+
+    if (db is None) == (not logs):
+        raise click.UsageError("give either LOGS or --db FILE, not both and not neither")
+    try:
+        if db is not None:
+            result = query_database(sql, db)
+        else:
+            from agent_telemetry.warehouse._warehouse import default_config
+
+            result = query_logs(sql, logs, config=default_config(config))
+    except (QueryError, LoadError, ConfigError) as exc:
+        raise _QueryFailed(str(exc)) from None
+    if output == "table":
+        print_table(result, Console())
+    else:
+        writer = {"csv": to_csv, "json": to_json, "markdown": to_markdown}[output]
+        click.echo(writer(result), nl=False)
 
 
 @click.command("check-logs")
@@ -216,7 +334,10 @@ def preview(logs: tuple[Path, ...], db: Path | None, config: Path | None) -> Non
     'numbers or booleans written as strings ("5", "true") and integers written as doubles '
     "(5.0) are violations, not coercions.",
 )
-def check_logs_command(logs: tuple[Path, ...], output: str, strict_types: bool) -> None:
+@_limit_options
+def check_logs_command(
+    logs: tuple[Path, ...], output: str, strict_types: bool, max_decompressed: int, max_ratio: int
+) -> None:
     """Check real log lines against the models: per event valid and invalid lines,
     violations by field and rule (never the values), unknown events and coverage.
 
@@ -224,17 +345,30 @@ def check_logs_command(logs: tuple[Path, ...], output: str, strict_types: bool) 
     exactly when the views show it. Values the views read from another JSON type (BigQuery
     read-backs write "5", Cloud Logging keeps 5.0) are counted as coercions.
 
-    Exit status 0 when every telemetry line is valid, 1 when any is not or when no
+    Exit status 0 when every telemetry line is valid, 1 when any is not, when two
+    copies of one log entry (same insertId and timestamp) hold different payloads,
+    when a gzip file stopped at --max-decompressed or --max-ratio, or when no
     telemetry line was found at all (a warning says so). Plain text, other JSON,
     truncated, oversized, too deep and undecodable records are counted, never fatal.
-    Unknown event names and reasons the emitter never writes are counted, never shown.
+    A file named twice is read once, with a warning. Unknown event names and
+    reasons the emitter never writes are counted, never shown.
     """
     from agent_telemetry.warehouse._checklogs import check_logs
     from agent_telemetry.warehouse._checklogs_render import render_json, render_text
+    from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._source import LoadError
 
+    limits = _limits(max_decompressed, max_ratio)
+    err = Console(stderr=True)
+    total = sum(path.stat().st_size for path in logs)
     try:
-        report = check_logs(logs, strict_types=strict_types)
+        if wants_bar(err, total):
+            with RichLoadProgress(err, total) as progress:
+                report = check_logs(
+                    logs, strict_types=strict_types, limits=limits, progress=progress
+                )
+        else:
+            report = check_logs(logs, strict_types=strict_types, limits=limits)
     except LoadError as error:
         raise click.ClickException(str(error)) from None
     if output == "json":

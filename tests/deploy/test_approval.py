@@ -61,6 +61,7 @@ def record() -> Approval:
             by_flag="Ana Analyst", git_user="Ana <ana@example.com>", gcloud_account=None
         ),
         approved_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        valid_days=14,
         views=views,
         sink=sink,
     )
@@ -70,7 +71,7 @@ def test_a_written_record_reads_back_identical(tmp_path: Path) -> None:
     path = tmp_path / "approval.json"
     write_approval(record(), path)
     assert read_approval(path) == record()
-    assert json.loads(path.read_text(encoding="utf-8"))["format"] == "agent-telemetry-approval/2"
+    assert json.loads(path.read_text(encoding="utf-8"))["format"] == "agent-telemetry-approval/3"
 
 
 def _paths(value: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:

@@ -407,7 +407,7 @@ def _refusal(text: str) -> str:
 def test_an_older_format_is_refused_with_the_whole_way_out() -> None:
     data = _stored() | {"format": "agent-telemetry-approval/1"}
     assert _refusal(json.dumps(data)) == (
-        "approval.json: not an agent-telemetry-approval/2 record (format); "
+        "approval.json: not an agent-telemetry-approval/3 record (format); "
         "older records do not cover every field: run `views approve` again"
     )
 

@@ -143,13 +143,15 @@ def test_build_refuses_to_write_into_an_installed_package_by_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     installed = tmp_path / "lib" / "python3" / "site-packages" / "agent_telemetry" / "views"
-    monkeypatch.setattr("agent_telemetry.views._build.GENERATED_DIR", installed / "generated")
+    monkeypatch.setattr("agent_telemetry.views._build.PACKAGE_SQL_DIR", installed / "generated")
+    monkeypatch.setattr("agent_telemetry.project.PACKAGE_SQL_DIR", installed / "generated")
     config = tmp_path / "telemetry.toml"
     shutil.copy(EXAMPLE_CONFIG, config)
     args = ["views", "build", "--config", str(config)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1
-    assert "installed agent_telemetry package (site-packages); pass --sql-dir" in result.output
+    assert "installed agent_telemetry package (site-packages); name your own" in result.output
+    assert "or pass --sql-dir and --docs" in result.output
     assert not installed.exists()
     assert not (tmp_path / "docs").exists()
     # An explicit --sql-dir writes; --check only reads, so it is allowed as before.

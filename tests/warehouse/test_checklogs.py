@@ -103,6 +103,7 @@ def test_non_telemetry_and_truncated_lines_are_counted_not_fatal(tmp_path: Path)
         "too_deep": 0,
         "undecodable": 0,
         "duplicates": 0,
+        "stopped": None,
     }
 
 

@@ -53,6 +53,9 @@ def test_the_report_dict_holds_every_promised_key_and_value(tmp_path: Path) -> N
         "clean",
         "telemetry_lines",
         "duplicates",
+        "conflicting_duplicates",
+        "repeated",
+        "stopped",
         "strict_types",
         "coerced",
         "files",
@@ -65,6 +68,9 @@ def test_the_report_dict_holds_every_promised_key_and_value(tmp_path: Path) -> N
         "clean": False,
         "telemetry_lines": 9,
         "duplicates": 1,
+        "conflicting_duplicates": 0,
+        "repeated": [],
+        "stopped": 0,
         "strict_types": False,
         "coerced": {"numbers_as_strings": 1, "booleans_as_strings": 0, "integral_doubles": 0},
         "files": [
@@ -81,6 +87,7 @@ def test_the_report_dict_holds_every_promised_key_and_value(tmp_path: Path) -> N
                 "too_deep": 0,
                 "undecodable": 0,
                 "duplicates": 1,
+                "stopped": None,
             }
         ],
         "events": {

@@ -252,10 +252,11 @@ def test_a_timestamp_filter_on_the_view_is_applied_below_the_dedupe_window(
 def test_the_local_warehouse_never_merges_lines_without_an_insert_id(
     wh: Warehouse, tmp_path: Path
 ) -> None:
-    # The emitter's lines carry no insert id (Cloud Logging gives one): the same file
-    # loaded twice is two of everything, as before.
-    path = write_lines(tmp_path / "out.jsonl", [line("pipeline_run", lane="public", status="ok")])
-    wh.load([path, path])
+    # The emitter's lines carry no insert id (Cloud Logging gives one): two files holding
+    # the same line are two of everything, as before. (The same file named twice is read
+    # once: tests/warehouse/test_inputs_named_twice.py.)
+    lines = [line("pipeline_run", lane="public", status="ok")]
+    wh.load([write_lines(tmp_path / "out.jsonl", lines), write_lines(tmp_path / "b.jsonl", lines)])
     wh.create_views()
     assert wh.rows("SELECT lane FROM pipeline_run") == [("public",), ("public",)]
     assert wh.rows(

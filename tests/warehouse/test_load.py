@@ -172,11 +172,13 @@ def test_progress_reports_every_byte_of_every_file(wh: Warehouse, tmp_path: Path
         def finish_file(self) -> None:
             self.events.append(("finish", None))
 
-    path = write_lines(tmp_path / "a.jsonl", [line("pipeline_run", lane="public", status="ok")])
+    lines = [line("pipeline_run", lane="public", status="ok")]
+    path, other = write_lines(tmp_path / "a.jsonl", lines), write_lines(tmp_path / "b.jsonl", lines)
     recorder = Recorder()
-    wh.load([path, path], progress=recorder)
+    wh.load([path, other], progress=recorder)
     starts = [e for e in recorder.events if e[0] == "start"]
-    assert starts == [("start", ("a.jsonl", path.stat().st_size))] * 2
+    size = path.stat().st_size
+    assert starts == [("start", ("a.jsonl", size)), ("start", ("b.jsonl", size))]
     assert recorder.events[-1] == ("finish", None)
 
 

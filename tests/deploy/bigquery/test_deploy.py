@@ -8,6 +8,8 @@ import pytest
 
 from agent_telemetry.config import DeploymentConfig, parse_config
 from agent_telemetry.deploy import BigQueryError, BigQueryWarehouse, apply_plan, approve, make_plan
+from agent_telemetry.deploy._apply import apply_planned
+from agent_telemetry.deploy._decide import ViewResult
 from agent_telemetry.deploy._plan import META_LABEL, SQL_LABEL, sql_digest
 from agent_telemetry.views import generate_views
 from tests.deploy.bigquery.helpers import create_sink, emitted_lines, log_entry, rows
@@ -596,3 +598,43 @@ def test_a_sink_table_changed_between_approve_and_apply_writes_nothing(
     assert not refused.wrote
     assert "the sink table differs from the approved one" in refused.refused
     assert snapshot(warehouse, views) == before
+
+
+@pytest.mark.parametrize("edit", ["description", "delete"])
+def test_a_console_edit_between_plan_and_write_is_refused_by_name_not_overwritten(
+    warehouse: BigQueryWarehouse,
+    bq_client: Any,
+    bq_retry: Any,
+    loaded: DeploymentConfig,
+    edit: str,
+) -> None:
+    """The plan is read, then someone edits (or deletes) the view in the console before
+    apply writes it. BigQuery would refuse the stale etag; this emulator ignores etags, so
+    what holds here is apply's re-read just before the write (docs/analyst-bigquery.md)."""
+    v1 = event_views(loaded)
+    first = approve(make_plan(warehouse, loaded, v1), APPROVER)
+    assert apply_plan(warehouse, loaded, first, views=v1).ok
+    v2 = event_views(loaded, with_lane_members("batch"))
+    plan = make_plan(warehouse, loaded, v2)
+    approval = approve(plan, APPROVER)
+    run = v2[0]
+    if edit == "description":
+        table = bq_client.get_table(run.table_id, retry=bq_retry)
+        table.description = "edited in the console"
+        bq_client.update_table(table, ["description"], retry=bq_retry)
+    else:
+        bq_client.delete_table(run.table_id, retry=bq_retry)
+    before = snapshot(warehouse, v2)
+
+    result = apply_planned(warehouse, plan, approval)
+
+    assert not result.ok
+    why = (
+        "it changed since the plan (not overwritten)"
+        if edit == "description"
+        else ("it was deleted since the plan")
+    )
+    assert result.results[0] == ViewResult(
+        "pipeline_run", "failed", f"pipeline_run: {why}; run views plan again"
+    )
+    assert snapshot(warehouse, v2) == before

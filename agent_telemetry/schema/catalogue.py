@@ -1,0 +1,171 @@
+"""A catalogue: the events one service emits, as a value every command is handed.
+
+A service names its catalogue in ``telemetry.toml`` (``[catalogue] module = ...``); the
+emitter takes one with ``configure(catalogue=...)``. Either way ``load_catalogue`` turns
+a module, its import path or a plain ``name -> model`` mapping into a frozen
+``Catalogue``, checked once: every name is its model's own ``event_name``, every model
+went through the definition rules, and the version registry holds (a retired version
+belongs to a current event and is older). Code below that point reads the ``Catalogue``
+and never a module's ``EVENTS`` / ``EVENT_VERSIONS`` globals.
+
+Without a setting the package's own four events are the catalogue (``default_catalogue``).
+Errors name what is wrong and never the rejected value: a module name comes from a file
+anyone's branch may change.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType, ModuleType
+
+from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.schema._base import TelemetryEvent
+from agent_telemetry.schema.spec import EventSpec, event_spec, rules_ran
+from agent_telemetry.schema.versions import version_registry
+
+DEFAULT_MODULE = "agent_telemetry.schema"
+MAPPING_ORIGIN = "<mapping>"
+# A dotted Python import path: what ``[catalogue] module`` may hold.
+MODULE_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}(?:\.[A-Za-z_][A-Za-z0-9_]{0,99}){0,19}")
+
+Events = Mapping[str, type[TelemetryEvent]]
+Versions = Mapping[tuple[str, int], type[TelemetryEvent]]
+
+
+class CatalogueError(AgentTelemetryError, ValueError):
+    """A catalogue cannot be loaded: the module does not import, or its mappings are wrong."""
+
+
+@dataclass(frozen=True, eq=False)
+class Catalogue:
+    """One service's events.
+
+    ``module``: the import path it came from (``"<mapping>"`` for a plain mapping);
+    ``events``: name -> current model, in catalogue order (what services emit);
+    ``versions``: ``(name, schema_version)`` -> model, retired versions included, in
+    catalogue order and each event's versions ascending (what the lock and views cover).
+    """
+
+    module: str
+    events: Events
+    versions: Versions
+
+    @property
+    def is_default(self) -> bool:
+        """The package's own catalogue (no ``[catalogue]`` setting)."""
+        return self.module == DEFAULT_MODULE
+
+    def specs(self) -> tuple[EventSpec, ...]:
+        """Specs of every event's current version, in catalogue order."""
+        return tuple(event_spec(model) for model in self.events.values())
+
+    def version_specs(self) -> tuple[EventSpec, ...]:
+        """Specs of every version of every event (retired ones too), in ``versions`` order."""
+        return tuple(event_spec(model) for model in self.versions.values())
+
+    def model(self, name: str, version: int) -> type[TelemetryEvent] | None:
+        """The model of one event version, or None when the catalogue has none."""
+        return self.versions.get((name, version))
+
+
+def _checked_events(given: object) -> dict[str, type[TelemetryEvent]]:
+    if not isinstance(given, Mapping):
+        raise CatalogueError("EVENTS is not a mapping of event name -> event model")
+    events: dict[str, type[TelemetryEvent]] = {}
+    for position, (name, model) in enumerate(given.items()):
+        if not (isinstance(model, type) and issubclass(model, TelemetryEvent)):
+            raise CatalogueError(f"EVENTS entry {position}: not a TelemetryEvent subclass")
+        if not rules_ran(model):
+            raise CatalogueError(
+                f"EVENTS entry {position}: the definition rules never ran on its class "
+                "(it does not define its own event_name)"
+            )
+        if type(name) is not str or name != model.event_name:
+            raise CatalogueError(f"EVENTS entry {position}: the key is not its model's event_name")
+        events[name] = model
+    if not events:
+        raise CatalogueError("EVENTS is empty: a catalogue has at least one event")
+    return events
+
+
+def _checked_versions(
+    given: object, events: dict[str, type[TelemetryEvent]]
+) -> MappingProxyType[tuple[str, int], type[TelemetryEvent]]:
+    current = set(events.values())
+    if given is None:
+        return version_registry(events.values())
+    if not isinstance(given, Mapping):
+        raise CatalogueError("EVENT_VERSIONS is not a mapping of (name, version) -> model")
+    retired = []
+    for position, (key, model) in enumerate(given.items()):
+        if not (isinstance(model, type) and issubclass(model, TelemetryEvent)):
+            raise CatalogueError(f"EVENT_VERSIONS entry {position}: not a TelemetryEvent subclass")
+        if key != (model.event_name, model.schema_version):
+            raise CatalogueError(
+                f"EVENT_VERSIONS entry {position}: the key is not (event_name, schema_version) "
+                "of its model"
+            )
+        if model not in current:
+            retired.append(model)
+    # The registry's rules (a retired version is older, one model per version) run here,
+    # raising SchemaRuleError like a model's own rules: `check` reports it as a finding.
+    registry = version_registry(events.values(), retired)
+    missing = [model for model in events.values() if model not in given.values()]
+    if missing:
+        raise CatalogueError(
+            f"EVENT_VERSIONS lacks the current model of {len(missing)} event(s) of EVENTS"
+        )
+    return registry
+
+
+def _from_module(module: ModuleType, origin: str) -> Catalogue:
+    if not hasattr(module, "EVENTS"):
+        raise CatalogueError("the catalogue module has no EVENTS (name -> event model)")
+    events = _checked_events(module.EVENTS)
+    versions = _checked_versions(getattr(module, "EVENT_VERSIONS", None), events)
+    return Catalogue(origin, MappingProxyType(events), versions)
+
+
+def load_catalogue(source: ModuleType | str | Mapping[str, type[TelemetryEvent]]) -> Catalogue:
+    """A catalogue from a module, its import path, or a ``name -> model`` mapping.
+
+    A module (or path) exposes ``EVENTS`` and, optionally, ``EVENT_VERSIONS`` (retired
+    versions too; without it, the current models only). Importing runs the definition
+    rules: a model that breaks one raises ``SchemaRuleError`` from here, as at any import.
+    Anything else wrong raises ``CatalogueError``.
+    """
+    if isinstance(source, Catalogue):
+        return source
+    if isinstance(source, ModuleType):
+        return _from_module(source, source.__name__)
+    if isinstance(source, str):
+        if MODULE_PATH.fullmatch(source) is None:
+            raise CatalogueError("the catalogue module is not a dotted Python import path")
+        if source == DEFAULT_MODULE:
+            return default_catalogue()
+        try:
+            module = importlib.import_module(source)
+        except ImportError as exc:
+            raise CatalogueError(
+                f"the catalogue module cannot be imported ({type(exc).__name__}); is its "
+                "package installed, or below the folder of telemetry.toml?"
+            ) from None
+        return _from_module(module, source)
+    if isinstance(source, Mapping):
+        events = _checked_events(source)
+        return Catalogue(
+            MAPPING_ORIGIN, MappingProxyType(events), version_registry(events.values())
+        )
+    raise CatalogueError("a catalogue is a module, its import path, or a name -> model mapping")
+
+
+@cache
+def default_catalogue() -> Catalogue:
+    """The package's own catalogue: pipeline_run, chat_turn, pipeline_render, provider_status."""
+    import agent_telemetry.schema as package
+
+    return _from_module(package, DEFAULT_MODULE)
