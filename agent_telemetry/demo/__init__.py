@@ -83,7 +83,7 @@ def print_demo(result: DemoResult, console: Console) -> None:
         soft_wrap=True,
     )
     render_sections(result.sections, console)
-    console.print(flagged_lanes(result.sections), highlight=False, soft_wrap=True)
+    console.print(flagged_lanes(result.sections), highlight=False)
     check = result.check
     verdict = "clean" if check.clean else f"{check.violations} line(s) with violations"
     console.print(

@@ -108,20 +108,21 @@ QUERIES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ),
     (
         LANES_TITLE,
-        ("from", "until", "provider", "runs ended", "errors", "stalled", "states"),
+        ("from", "until", "provider", "windows", "state live", "runs ended", "errors", "stalled"),
         # One row per stretch of consecutive flagged 5-minute windows of one lane (none
         # of their runs ended ok: that is part of looks_dead).
         "WITH flagged AS (SELECT *, window_start - to_minutes(5 * row_number() OVER "
         "(PARTITION BY provider ORDER BY window_start)) AS stretch FROM lane_health "
         "WHERE looks_dead) "
         "SELECT strftime(min(window_start), '%H:%M'), "
-        "strftime(max(window_start) + INTERVAL 5 MINUTE, '%H:%M'), provider, "
-        "sum(runs_ended), sum(runs_rate_limited + runs_quota_exhausted + runs_model_overloaded), "
-        "sum(runs_stalled), string_agg(DISTINCT state, ', ' ORDER BY state) "
+        "strftime(max(window_start) + INTERVAL 5 MINUTE, '%H:%M'), provider, count(*), "
+        "count(*) FILTER (WHERE state = 'live'), sum(runs_ended), "
+        "sum(runs_rate_limited + runs_quota_exhausted + runs_model_overloaded), "
+        "sum(runs_stalled) "
         "FROM flagged GROUP BY provider, stretch ORDER BY min(window_start), provider",
         "looks_dead: runs ended and none ok, while the lane's last known state was not live "
-        "or runs were reaped stalled; errors: failed rate_limited, quota_exhausted or "
-        "model_overloaded; times UTC",
+        "or runs were reaped stalled; state live: flagged windows whose last known state was "
+        "live; errors: failed rate_limited, quota_exhausted or model_overloaded; times UTC",
     ),
     (
         "Data quality (telemetry_quality)",
