@@ -13,8 +13,13 @@ from pydantic import Field
 
 from agent_telemetry.schema._base import TelemetryEvent, count, flag
 from agent_telemetry.schema.buckets import RunsToday, TokensToday
+from agent_telemetry.schema.spec import DataReview
 
 MS_PER_HOUR = 3_600_000
+# Significant digits kept of a duration: a timing rounds to within 0.5%, which keeps a
+# p50, p95 or max within 1% and brings pipeline_run under the 64-bit budget
+# (docs/design.md, "Capacity").
+TIMING_PRECISION = 3
 
 
 class Lane(StrEnum):
@@ -69,6 +74,19 @@ class PipelineRun(TelemetryEvent):
 
     event_name: ClassVar[str] = "pipeline_run"
     schema_version: ClassVar[int] = 1
+    # The catalogue's first data review: issue 30 let a run say it was reaped silent
+    # (reason stalled) and which provider lane it used, for the lane_health view.
+    data_reviews: ClassVar[tuple[DataReview, ...]] = (
+        DataReview(
+            reference="issue 30",
+            reason=(
+                "a run reaped after its heartbeat went silent (reason stalled) and the "
+                "provider lane it used (the closed provider_status set), so a lane that "
+                "looks busy but finishes nothing can be told from a busy one"
+            ),
+            bits=58.4,
+        ),
+    )
 
     lane: Lane = Field(description="Queue lane the run used.")
     status: RunStatus = Field(description="Outcome of the run.")
@@ -76,7 +94,9 @@ class PipelineRun(TelemetryEvent):
     error_class: ErrorClass | None = Field(
         None, description="Innermost error of a failed run, mapped to a closed class."
     )
-    queue_wait_ms: int | None = count(0, MS_PER_HOUR, "Milliseconds from enqueue to start.")
+    queue_wait_ms: int | None = count(
+        0, MS_PER_HOUR, "Milliseconds from enqueue to start.", precision=TIMING_PRECISION
+    )
     queue_position: int | None = count(
         0, 60, "Position in the lane's queue on enqueue; 0 = started at once."
     )
@@ -91,7 +111,9 @@ class PipelineRun(TelemetryEvent):
         ),
     )
     attempts: int | None = count(0, 2, "Retry attempts the run made.")
-    duration_ms: int | None = count(0, MS_PER_HOUR, "Run wall time in milliseconds.")
+    duration_ms: int | None = count(
+        0, MS_PER_HOUR, "Run wall time in milliseconds.", precision=TIMING_PRECISION
+    )
     model_calls: int | None = count(0, 200, "Model calls the run made.")
     provider: Provider | None = Field(
         None, description="Model-provider lane the run used (as in provider_status)."
@@ -137,7 +159,9 @@ class ChatTurn(TelemetryEvent):
     kind: TurnKind = Field(description="Whether the turn answered in text or took an action.")
     refusal: Refusal | None = Field(None, description="Why the turn was refused, if it was.")
     error: TurnError | None = Field(None, description="Error class of a turn that failed.")
-    duration_ms: int | None = count(0, MS_PER_HOUR, "Turn wall time in milliseconds.")
+    duration_ms: int | None = count(
+        0, MS_PER_HOUR, "Turn wall time in milliseconds.", precision=TIMING_PRECISION
+    )
     model_calls: int | None = count(0, 200, "Model calls the turn made.")
     pipeline_runs: int | None = count(0, 60, "Pipeline runs the turn started.")
 
@@ -162,8 +186,12 @@ class PipelineRender(TelemetryEvent):
     render_lane: RenderLane = Field(
         description="Render lane: part of a pipeline run, or a theme toggle."
     )
-    slot_wait_ms: int | None = count(0, 120_000, "Milliseconds waited for a render slot.")
-    render_ms: int | None = count(0, 600_000, "Render wall time in milliseconds.")
+    slot_wait_ms: int | None = count(
+        0, 120_000, "Milliseconds waited for a render slot.", precision=TIMING_PRECISION
+    )
+    render_ms: int | None = count(
+        0, 600_000, "Render wall time in milliseconds.", precision=TIMING_PRECISION
+    )
     passed: bool | None = flag("Whether the rendered output passed its checks.")
     attempt: int | None = count(1, 2, "Which attempt this render was (1 or 2).")
 
@@ -195,7 +223,7 @@ class ProviderStatus(TelemetryEvent):
         description="How the state was learned: a preflight probe or a turn's outcome."
     )
     retry_after_s: int | None = count(
-        0, 86_400, "Seconds the provider asked to wait before retrying."
+        0, 86_400, "Seconds the provider asked to wait before retrying.", precision=TIMING_PRECISION
     )
     blocked_runs: int | None = count(0, 60, "Runs blocked waiting on this provider lane.")
 
