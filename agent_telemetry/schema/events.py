@@ -74,19 +74,6 @@ class PipelineRun(TelemetryEvent):
 
     event_name: ClassVar[str] = "pipeline_run"
     schema_version: ClassVar[int] = 1
-    # The catalogue's first data review: issue 30 let a run say it was reaped silent
-    # (reason stalled) and which provider lane it used, for the lane_health view.
-    data_reviews: ClassVar[tuple[DataReview, ...]] = (
-        DataReview(
-            reference="issue 30",
-            reason=(
-                "a run reaped after its heartbeat went silent (reason stalled) and the "
-                "provider lane it used (the closed provider_status set), so a lane that "
-                "looks busy but finishes nothing can be told from a busy one"
-            ),
-            bits=58.4,
-        ),
-    )
 
     lane: Lane = Field(description="Queue lane the run used.")
     status: RunStatus = Field(description="Outcome of the run.")
@@ -117,6 +104,19 @@ class PipelineRun(TelemetryEvent):
     model_calls: int | None = count(0, 200, "Model calls the run made.")
     provider: Provider | None = Field(
         None, description="Model-provider lane the run used (as in provider_status)."
+    )
+    # The catalogue's first data review: issue 30 let a run say it was reaped silent
+    # (reason stalled) and which provider lane it used, for the lane_health view.
+    data_reviews: ClassVar[tuple[DataReview, ...]] = (
+        DataReview(
+            reference="issue 30",
+            reason=(
+                "a run reaped after its heartbeat went silent (reason stalled) and the "
+                "provider lane it used (the closed provider_status set), so a lane that "
+                "looks busy but finishes nothing can be told from a busy one"
+            ),
+            bits=58.4,
+        ),
     )
 
 
