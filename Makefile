@@ -16,7 +16,7 @@ EMU_REQUIREMENTS := tests/deploy/bigquery/emulator-requirements.txt
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,cli,bigquery,analyze,docs]'
+	$(BIN)/pip install --quiet -e '.[dev,cli,bigquery,analyze,docs,report]'
 	touch $(STAMP)
 
 $(EMU_STAMP): $(EMU_REQUIREMENTS)
@@ -97,10 +97,12 @@ docs-serve: docs
 screenshots: docs $(SYSTEM_STAMP)
 	$(BIN)/python scripts/screenshots.py
 
-# The manual's pictures: docs/diagrams/*.dot -> docs/img/*.svg (tests/docs/test_diagrams.py
-# fails when a committed picture differs from its source's drawing).
+# The manual's pictures: docs/diagrams/*.dot -> docs/img/*.svg, and the demo's report charts
+# (tests/docs/test_diagrams.py and tests/report/test_demo_charts.py fail when a committed
+# picture differs from a fresh drawing).
 diagrams: $(SYSTEM_STAMP)
 	$(BIN)/python scripts/diagrams.py
+	$(BIN)/python scripts/demo_charts.py
 
 # `check` includes the drift check of views-check.
 test: lint imports typecheck pytest check docs

@@ -41,6 +41,7 @@ from agent_telemetry.views._describe import (
     VIEW_ENVELOPE_COLUMNS,
     view_name,
 )
+from agent_telemetry.views._reading import JSON_NUMBER
 from agent_telemetry.views._sink import (
     INSERT_ID_COLUMN,
     PAYLOAD_COLUMN,
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
         BuildResult,
         build,
         expected_files,
+        installed_package,
         sql_path,
     )
     from agent_telemetry.views._dedupe import dedupe_violations
@@ -95,6 +97,7 @@ _LAZY = {
     "BuildResult": "_build",
     "build": "_build",
     "expected_files": "_build",
+    "installed_package": "_build",
     "sql_path": "_build",
     "MANAGED_BY": "_render",
     "ColumnDoc": "_render",
@@ -113,6 +116,7 @@ __all__ = [
     "GENERATED_DIR",
     "INSERT_ID_COLUMN",
     "LANE_VIEW",
+    "JSON_NUMBER",
     "MANAGED_BY",
     "PAYLOAD_COLUMN",
     "QUALITY_COLUMNS",
@@ -134,6 +138,7 @@ __all__ = [
     "googlesql_type",
     "inlined_query",
     "lane_violations",
+    "installed_package",
     "parse_view",
     "payload_fields",
     "schema_type",

@@ -42,20 +42,65 @@ OPTIONS (
 WITH lines AS (
   SELECT
     sink.timestamp AS timestamp,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.tier') AS STRING) AS tier,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.kind') AS STRING) AS kind,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.refusal') AS STRING) AS refusal,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.error') AS STRING) AS error,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) AS duration_ms,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) AS model_calls,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) AS pipeline_runs,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
+    IF(
+      JSON_TYPE(sink.json_payload.`tier`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.tier'),
+      NULL
+    ) AS tier,
+    IF(
+      JSON_TYPE(sink.json_payload.`kind`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.kind'),
+      NULL
+    ) AS kind,
+    IF(
+      JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.refusal'),
+      NULL
+    ) AS refusal,
+    IF(
+      JSON_TYPE(sink.json_payload.`error`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.error'),
+      NULL
+    ) AS error,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.duration_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+      NULL
+    ) AS duration_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.model_calls'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+      NULL
+    ) AS model_calls,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+      NULL
+    ) AS pipeline_runs,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN (
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN (
           'tier',
           'kind',
           'refusal',

@@ -39,19 +39,65 @@ OPTIONS (
 WITH lines AS (
   SELECT
     sink.timestamp AS timestamp,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.theme') AS STRING) AS theme,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_lane') AS STRING) AS render_lane,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) AS slot_wait_ms,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) AS render_ms,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) AS passed,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) AS attempt,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
+    IF(
+      JSON_TYPE(sink.json_payload.`theme`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.theme'),
+      NULL
+    ) AS theme,
+    IF(
+      JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.render_lane'),
+      NULL
+    ) AS render_lane,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+      NULL
+    ) AS slot_wait_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.render_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+      NULL
+    ) AS render_ms,
+    IF(
+      JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+      CASE JSON_VALUE(sink.json_payload, '$.passed')
+        WHEN 'true'
+        THEN TRUE
+        WHEN 'false'
+        THEN FALSE
+      END,
+      NULL
+    ) AS passed,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.attempt'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+      NULL
+    ) AS attempt,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
     ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE

@@ -57,25 +57,96 @@ OPTIONS (
 WITH lines AS (
   SELECT
     sink.timestamp AS timestamp,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.lane') AS STRING) AS lane,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.status') AS STRING) AS status,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.reason') AS STRING) AS reason,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.error_class') AS STRING) AS error_class,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) AS queue_wait_ms,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) AS queue_position,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.user_runs_today') AS STRING) AS user_runs_today,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.user_tokens_today') AS STRING) AS user_tokens_today,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) AS attempts,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) AS duration_ms,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) AS model_calls,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.provider') AS STRING) AS provider,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
+    IF(
+      JSON_TYPE(sink.json_payload.`lane`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.lane'),
+      NULL
+    ) AS lane,
+    IF(
+      JSON_TYPE(sink.json_payload.`status`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.status'),
+      NULL
+    ) AS status,
+    IF(
+      JSON_TYPE(sink.json_payload.`reason`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.reason'),
+      NULL
+    ) AS reason,
+    IF(
+      JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.error_class'),
+      NULL
+    ) AS error_class,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+      NULL
+    ) AS queue_wait_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.queue_position'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+      NULL
+    ) AS queue_position,
+    IF(
+      JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+      NULL
+    ) AS user_runs_today,
+    IF(
+      JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+      NULL
+    ) AS user_tokens_today,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.attempts'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+      NULL
+    ) AS attempts,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.duration_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+      NULL
+    ) AS duration_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.model_calls'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+      NULL
+    ) AS model_calls,
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS provider,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN (
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN (
           'lane',
           'status',
           'reason',

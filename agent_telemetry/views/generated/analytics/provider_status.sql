@@ -36,18 +36,52 @@ OPTIONS (
 WITH lines AS (
   SELECT
     sink.timestamp AS timestamp,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.provider') AS STRING) AS provider,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.state') AS STRING) AS state,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.probe') AS STRING) AS probe,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) AS retry_after_s,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) AS blocked_runs,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS provider,
+    IF(
+      JSON_TYPE(sink.json_payload.`state`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.state'),
+      NULL
+    ) AS state,
+    IF(
+      JSON_TYPE(sink.json_payload.`probe`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.probe'),
+      NULL
+    ) AS probe,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+      NULL
+    ) AS retry_after_s,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+      NULL
+    ) AS blocked_runs,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
     ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE

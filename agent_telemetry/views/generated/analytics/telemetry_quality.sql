@@ -42,13 +42,21 @@ OPTIONS (
 WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN (
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN (
           'lane',
           'status',
           'reason',
@@ -66,9 +74,10 @@ WITH pipeline_run_lines AS (
     EXISTS(
       SELECT
         1 AS `1`
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        NOT name IN (
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN (
           'lane',
           'status',
           'reason',
@@ -83,36 +92,94 @@ WITH pipeline_run_lines AS (
           'provider'
         )
     ) AS names_not_a_field,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) AS unknown_fields,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+      NULL
+    ) AS unknown_fields,
     IF(
       sink.insert_id IS NULL,
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
-    NOT JSON_VALUE(sink.json_payload, '$.lane') IS NULL AS lane__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.lane') AS STRING) AS lane,
-    NOT JSON_VALUE(sink.json_payload, '$.status') IS NULL AS status__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.status') AS STRING) AS status,
-    NOT JSON_VALUE(sink.json_payload, '$.reason') IS NULL AS reason__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.reason') AS STRING) AS reason,
-    NOT JSON_VALUE(sink.json_payload, '$.error_class') IS NULL AS error_class__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.error_class') AS STRING) AS error_class,
-    NOT JSON_VALUE(sink.json_payload, '$.queue_wait_ms') IS NULL AS queue_wait_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) AS queue_wait_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.queue_position') IS NULL AS queue_position__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) AS queue_position,
-    NOT JSON_VALUE(sink.json_payload, '$.user_runs_today') IS NULL AS user_runs_today__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.user_runs_today') AS STRING) AS user_runs_today,
-    NOT JSON_VALUE(sink.json_payload, '$.user_tokens_today') IS NULL AS user_tokens_today__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.user_tokens_today') AS STRING) AS user_tokens_today,
-    NOT JSON_VALUE(sink.json_payload, '$.attempts') IS NULL AS attempts__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) AS attempts,
-    NOT JSON_VALUE(sink.json_payload, '$.duration_ms') IS NULL AS duration_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) AS duration_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.model_calls') IS NULL AS model_calls__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) AS model_calls,
-    NOT JSON_VALUE(sink.json_payload, '$.provider') IS NULL AS provider__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.provider') AS STRING) AS provider
+    IF(
+      JSON_TYPE(sink.json_payload.`lane`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.lane'),
+      NULL
+    ) AS lane,
+    IF(
+      JSON_TYPE(sink.json_payload.`status`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.status'),
+      NULL
+    ) AS status,
+    IF(
+      JSON_TYPE(sink.json_payload.`reason`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.reason'),
+      NULL
+    ) AS reason,
+    IF(
+      JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.error_class'),
+      NULL
+    ) AS error_class,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+      NULL
+    ) AS queue_wait_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.queue_position'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+      NULL
+    ) AS queue_position,
+    IF(
+      JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+      NULL
+    ) AS user_runs_today,
+    IF(
+      JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+      NULL
+    ) AS user_tokens_today,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.attempts'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+      NULL
+    ) AS attempts,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.duration_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+      NULL
+    ) AS duration_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.model_calls'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+      NULL
+    ) AS model_calls,
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS provider
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run'
@@ -123,13 +190,21 @@ WITH pipeline_run_lines AS (
 ), chat_turn_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN (
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN (
           'tier',
           'kind',
           'refusal',
@@ -142,9 +217,10 @@ WITH pipeline_run_lines AS (
     EXISTS(
       SELECT
         1 AS `1`
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        NOT name IN (
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN (
           'tier',
           'kind',
           'refusal',
@@ -154,26 +230,63 @@ WITH pipeline_run_lines AS (
           'pipeline_runs'
         )
     ) AS names_not_a_field,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) AS unknown_fields,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+      NULL
+    ) AS unknown_fields,
     IF(
       sink.insert_id IS NULL,
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
-    NOT JSON_VALUE(sink.json_payload, '$.tier') IS NULL AS tier__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.tier') AS STRING) AS tier,
-    NOT JSON_VALUE(sink.json_payload, '$.kind') IS NULL AS kind__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.kind') AS STRING) AS kind,
-    NOT JSON_VALUE(sink.json_payload, '$.refusal') IS NULL AS refusal__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.refusal') AS STRING) AS refusal,
-    NOT JSON_VALUE(sink.json_payload, '$.error') IS NULL AS error__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.error') AS STRING) AS error,
-    NOT JSON_VALUE(sink.json_payload, '$.duration_ms') IS NULL AS duration_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) AS duration_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.model_calls') IS NULL AS model_calls__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) AS model_calls,
-    NOT JSON_VALUE(sink.json_payload, '$.pipeline_runs') IS NULL AS pipeline_runs__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) AS pipeline_runs
+    IF(
+      JSON_TYPE(sink.json_payload.`tier`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.tier'),
+      NULL
+    ) AS tier,
+    IF(
+      JSON_TYPE(sink.json_payload.`kind`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.kind'),
+      NULL
+    ) AS kind,
+    IF(
+      JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.refusal'),
+      NULL
+    ) AS refusal,
+    IF(
+      JSON_TYPE(sink.json_payload.`error`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.error'),
+      NULL
+    ) AS error,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.duration_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+      NULL
+    ) AS duration_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.model_calls'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+      NULL
+    ) AS model_calls,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+      NULL
+    ) AS pipeline_runs
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn'
@@ -184,39 +297,87 @@ WITH pipeline_run_lines AS (
 ), pipeline_render_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
     ) AS invalid_fields,
     EXISTS(
       SELECT
         1 AS `1`
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        NOT name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
     ) AS names_not_a_field,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) AS unknown_fields,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+      NULL
+    ) AS unknown_fields,
     IF(
       sink.insert_id IS NULL,
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
-    NOT JSON_VALUE(sink.json_payload, '$.theme') IS NULL AS theme__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.theme') AS STRING) AS theme,
-    NOT JSON_VALUE(sink.json_payload, '$.render_lane') IS NULL AS render_lane__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_lane') AS STRING) AS render_lane,
-    NOT JSON_VALUE(sink.json_payload, '$.slot_wait_ms') IS NULL AS slot_wait_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) AS slot_wait_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.render_ms') IS NULL AS render_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) AS render_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.passed') IS NULL AS passed__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) AS passed,
-    NOT JSON_VALUE(sink.json_payload, '$.attempt') IS NULL AS attempt__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) AS attempt
+    IF(
+      JSON_TYPE(sink.json_payload.`theme`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.theme'),
+      NULL
+    ) AS theme,
+    IF(
+      JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.render_lane'),
+      NULL
+    ) AS render_lane,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+      NULL
+    ) AS slot_wait_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.render_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+      NULL
+    ) AS render_ms,
+    IF(
+      JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+      CASE JSON_VALUE(sink.json_payload, '$.passed')
+        WHEN 'true'
+        THEN TRUE
+        WHEN 'false'
+        THEN FALSE
+      END,
+      NULL
+    ) AS passed,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.attempt'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+      NULL
+    ) AS attempt
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render'
@@ -227,37 +388,74 @@ WITH pipeline_run_lines AS (
 ), provider_status_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
     ) AS invalid_fields,
     EXISTS(
       SELECT
         1 AS `1`
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        NOT name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
     ) AS names_not_a_field,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) AS unknown_fields,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+      NULL
+    ) AS unknown_fields,
     IF(
       sink.insert_id IS NULL,
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
-    NOT JSON_VALUE(sink.json_payload, '$.provider') IS NULL AS provider__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.provider') AS STRING) AS provider,
-    NOT JSON_VALUE(sink.json_payload, '$.state') IS NULL AS state__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.state') AS STRING) AS state,
-    NOT JSON_VALUE(sink.json_payload, '$.probe') IS NULL AS probe__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.probe') AS STRING) AS probe,
-    NOT JSON_VALUE(sink.json_payload, '$.retry_after_s') IS NULL AS retry_after_s__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) AS retry_after_s,
-    NOT JSON_VALUE(sink.json_payload, '$.blocked_runs') IS NULL AS blocked_runs__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) AS blocked_runs
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS provider,
+    IF(
+      JSON_TYPE(sink.json_payload.`state`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.state'),
+      NULL
+    ) AS state,
+    IF(
+      JSON_TYPE(sink.json_payload.`probe`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.probe'),
+      NULL
+    ) AS probe,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+      NULL
+    ) AS retry_after_s,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+      NULL
+    ) AS blocked_runs
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     JSON_VALUE(sink.json_payload, '$.event') = 'provider_status'
@@ -273,10 +471,17 @@ SELECT
   'lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('lane' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.lane__present
+    NOT pipeline_run_lines.lane IS NULL
     AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
   SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
@@ -293,10 +498,17 @@ SELECT
   'status' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('status' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.status__present
+    NOT pipeline_run_lines.status IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.status IN ('ok', 'needs_attention', 'failed', 'not_ready'),
       FALSE
@@ -316,10 +528,17 @@ SELECT
   'reason' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('reason' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.reason__present
+    NOT pipeline_run_lines.reason IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.reason IN (
         'validation',
@@ -350,10 +569,17 @@ SELECT
   'error_class' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('error_class' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.error_class__present
+    NOT pipeline_run_lines.error_class IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.error_class IN (
         'timeout',
@@ -384,10 +610,21 @@ SELECT
   'queue_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('queue_wait_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.queue_wait_ms__present
+    COALESCE(
+      pipeline_run_lines.queue_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.queue_wait_ms BETWEEN 0 AND 3600000
       AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
@@ -408,10 +645,21 @@ SELECT
   'queue_position' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('queue_position' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.queue_position__present
+    COALESCE(
+      pipeline_run_lines.queue_position BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.queue_position BETWEEN 0 AND 60
       AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
@@ -432,10 +680,17 @@ SELECT
   'user_runs_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('user_runs_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.user_runs_today__present
+    NOT pipeline_run_lines.user_runs_today IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.user_runs_today IN ('1', '2_5', '6_10', '11_20', '21_30', '31_40', '41_plus'),
       FALSE
@@ -455,10 +710,17 @@ SELECT
   'user_tokens_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('user_tokens_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.user_tokens_today__present
+    NOT pipeline_run_lines.user_tokens_today IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.user_tokens_today IN ('lt25', '25_50', '50_75', '75_90', '90_100', 'over'),
       FALSE
@@ -478,10 +740,21 @@ SELECT
   'attempts' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('attempts' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.attempts__present
+    COALESCE(
+      pipeline_run_lines.attempts BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.attempts BETWEEN 0 AND 2
       AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
@@ -502,10 +775,21 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.duration_ms__present
+    COALESCE(
+      pipeline_run_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.duration_ms BETWEEN 0 AND 3600000
       AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
@@ -526,10 +810,21 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.model_calls__present
+    COALESCE(
+      pipeline_run_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.model_calls BETWEEN 0 AND 200
       AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
@@ -550,10 +845,17 @@ SELECT
   'provider' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('provider' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.provider__present
+    NOT pipeline_run_lines.provider IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
@@ -573,7 +875,14 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
   SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
@@ -590,10 +899,17 @@ SELECT
   'tier' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('tier' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.tier__present
+    NOT chat_turn_lines.tier IS NULL
     AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
   SUM(chat_turn_lines.extra_copies) AS duplicate_entries
@@ -610,10 +926,17 @@ SELECT
   'kind' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('kind' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.kind__present
+    NOT chat_turn_lines.kind IS NULL
     AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
   SUM(chat_turn_lines.extra_copies) AS duplicate_entries
@@ -630,10 +953,17 @@ SELECT
   'refusal' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('refusal' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.refusal__present
+    NOT chat_turn_lines.refusal IS NULL
     AND NOT COALESCE(
       chat_turn_lines.refusal IN (
         'out_of_scope',
@@ -660,10 +990,17 @@ SELECT
   'error' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('error' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.error__present
+    NOT chat_turn_lines.error IS NULL
     AND NOT COALESCE(
       chat_turn_lines.error IN (
         'capacity',
@@ -691,10 +1028,21 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.duration_ms__present
+    COALESCE(
+      chat_turn_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       chat_turn_lines.duration_ms BETWEEN 0 AND 3600000
       AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
@@ -715,10 +1063,21 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.model_calls__present
+    COALESCE(
+      chat_turn_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
+      FALSE
+    )
     AND NOT COALESCE(
       chat_turn_lines.model_calls BETWEEN 0 AND 200
       AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
@@ -739,10 +1098,21 @@ SELECT
   'pipeline_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('pipeline_runs' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.pipeline_runs__present
+    COALESCE(
+      chat_turn_lines.pipeline_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
+      FALSE
+    )
     AND NOT COALESCE(
       chat_turn_lines.pipeline_runs BETWEEN 0 AND 60
       AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
@@ -763,7 +1133,14 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
   SUM(chat_turn_lines.extra_copies) AS duplicate_entries
@@ -780,10 +1157,17 @@ SELECT
   'theme' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('theme' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.theme__present
+    NOT pipeline_render_lines.theme IS NULL
     AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
   SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
@@ -800,10 +1184,17 @@ SELECT
   'render_lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('render_lane' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.render_lane__present
+    NOT pipeline_render_lines.render_lane IS NULL
     AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
   SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
@@ -820,10 +1211,21 @@ SELECT
   'slot_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('slot_wait_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.slot_wait_ms__present
+    COALESCE(
+      pipeline_render_lines.slot_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_render_lines.slot_wait_ms BETWEEN 0 AND 120000
       AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
@@ -844,10 +1246,21 @@ SELECT
   'render_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('render_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.render_ms__present
+    COALESCE(
+      pipeline_render_lines.render_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_render_lines.render_ms BETWEEN 0 AND 600000
       AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
@@ -868,10 +1281,17 @@ SELECT
   'passed' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('passed' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.passed__present
+    NOT pipeline_render_lines.passed IS NULL
     AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
   ) AS out_of_domain_values,
   SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
@@ -888,10 +1308,21 @@ SELECT
   'attempt' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('attempt' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.attempt__present
+    COALESCE(
+      pipeline_render_lines.attempt BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_render_lines.attempt BETWEEN 1 AND 2
       AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
@@ -912,7 +1343,14 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
   SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
@@ -929,10 +1367,17 @@ SELECT
   'provider' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('provider' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.provider__present
+    NOT provider_status_lines.provider IS NULL
     AND NOT COALESCE(
       provider_status_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
@@ -952,10 +1397,17 @@ SELECT
   'state' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('state' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.state__present
+    NOT provider_status_lines.state IS NULL
     AND NOT COALESCE(
       provider_status_lines.state IN ('live', 'rate_limited', 'no_quota', 'unreachable'),
       FALSE
@@ -975,10 +1427,17 @@ SELECT
   'probe' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('probe' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.probe__present
+    NOT provider_status_lines.probe IS NULL
     AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
   SUM(provider_status_lines.extra_copies) AS duplicate_entries
@@ -995,10 +1454,21 @@ SELECT
   'retry_after_s' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('retry_after_s' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.retry_after_s__present
+    COALESCE(
+      provider_status_lines.retry_after_s BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
+      FALSE
+    )
     AND NOT COALESCE(
       provider_status_lines.retry_after_s BETWEEN 0 AND 86400
       AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
@@ -1019,10 +1489,21 @@ SELECT
   'blocked_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('blocked_runs' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.blocked_runs__present
+    COALESCE(
+      provider_status_lines.blocked_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
+      FALSE
+    )
     AND NOT COALESCE(
       provider_status_lines.blocked_runs BETWEEN 0 AND 60
       AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
@@ -1043,7 +1524,14 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
   SUM(provider_status_lines.extra_copies) AS duplicate_entries
