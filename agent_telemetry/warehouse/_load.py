@@ -38,6 +38,7 @@ from agent_telemetry.warehouse._load_sql import (
     PAYLOAD,
     TIMESTAMP,
     SinkColumns,
+    conflicting_copies,
     local_fields,
     spool_insert,
 )
@@ -97,6 +98,9 @@ class LoadReport:
     table: str
     files: tuple[FileLoad, ...] = field(default=())
     repeated: tuple[Repeat, ...] = field(default=())  # inputs naming a file already read
+    # Stored copies of an entry (same insertId and timestamp) whose payload differs from
+    # the copy the views keep.
+    conflicting: int = 0
 
     @property
     def records(self) -> int:
@@ -181,7 +185,8 @@ def load_logs(
                 loaded.append(_load_file(con, table, sink, log, spool, duplicates, progress))
                 if progress is not None:
                     progress.finish_file()
-    return LoadReport(table, tuple(loaded), repeated)
+    ((conflicting,),) = con.execute(conflicting_copies(table, sink)).fetchall()
+    return LoadReport(table, tuple(loaded), repeated, int(conflicting))
 
 
 def _size(path: Path) -> int:
