@@ -26,8 +26,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from agent_telemetry.config import Layout
-from agent_telemetry.views._render import DIALECT
-from agent_telemetry.views._render import JSON_KEY_READS, json_path_key
+from agent_telemetry.views._render import DIALECT, JSON_KEY_READS, json_path_key
 from agent_telemetry.views._sink import INSERT_ID_COLUMN, PAYLOAD_COLUMN
 from agent_telemetry.views._sql_error import sql_error_text
 

@@ -94,7 +94,7 @@ def test_copies_without_a_readable_timestamp_are_never_merged(tmp_path: Path) ->
 
 # -- property: Python's rank and DuckDB's window keep the same copy -------------------------
 
-ODD_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
+ODD_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=6)
 LANES = st.one_of(st.sampled_from(["public", "admin", "premium", None]), ODD_TEXT)
 NAMES = st.lists(st.one_of(st.sampled_from(["lane", "status", "attempts"]), ODD_TEXT), max_size=3)
 
