@@ -11,7 +11,7 @@ EMU_VENV := .venv-bqemulator
 EMU_STAMP := $(EMU_VENV)/.installed
 EMU_REQUIREMENTS := tests/deploy/bigquery/emulator-requirements.txt
 
-.PHONY: demo test lint imports typecheck pytest views-check check lock generate docs mutation clean
+.PHONY: demo test lint imports typecheck pytest views-check check lock generate docs docs-serve diagrams screenshots mutation clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,23 @@ $(EMU_STAMP): $(EMU_REQUIREMENTS)
 	$(EMU_VENV)/bin/pip install --quiet -r $(EMU_REQUIREMENTS)
 	$(EMU_VENV)/bin/python -c "from duckdb_extensions import import_extension; import_extension('spatial')"
 	touch $(EMU_STAMP)
+
+# Material's iframe-worker shim, so search works in site/index.html opened as a file
+# (scripts/mkdocs_hooks.py copies it into the site); pinned, fetched from the npm registry.
+DOCS_SHIM := $(VENV)/iframe-worker-shim.js
+IFRAME_WORKER := iframe-worker@1.0.4
+$(DOCS_SHIM): | $(STAMP)
+	rm -rf $(VENV)/iframe-worker && mkdir -p $(VENV)/iframe-worker
+	cd $(VENV)/iframe-worker && npm pack --silent $(IFRAME_WORKER) > /dev/null && tar -xzf iframe-worker-*.tgz
+	cp $(VENV)/iframe-worker/package/shim/index.js $@
+
+# Debian packages the page tests and the manual's pictures need: chromium (headless, driven
+# by playwright) and graphviz (dot). Installed once when missing; apt needs root.
+SYSTEM_STAMP := $(VENV)/.system-packages
+$(SYSTEM_STAMP): | $(STAMP)
+	command -v chromium > /dev/null && command -v dot > /dev/null || \
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium graphviz; }
+	touch $@
 
 # A simulated morning through the real emitter -> demo-out/telemetry.jsonl -> DuckDB -> views.
 demo: $(STAMP)
@@ -44,7 +61,7 @@ typecheck: $(STAMP)
 # Two workers (pytest-xdist); the BigQuery emulator tests form one group on one worker, so
 # one emulator starts. PYTEST_WORKERS=0 runs in this process.
 PYTEST_WORKERS ?= 2
-pytest: $(STAMP) $(EMU_STAMP)
+pytest: $(STAMP) $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 # CI drift check: the committed view SQL and docs/telemetry.md must match the models.
@@ -69,8 +86,21 @@ generate: lock
 
 # The manual (mkdocs.yml, docs/): built with --strict, so a broken link, anchor or a page
 # missing from the nav fails. Every code block in it is run by tests/docs (pytest).
-docs: $(STAMP)
+docs: $(STAMP) $(DOCS_SHIM)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d site
+
+# The manual on http://127.0.0.1:8000 (site/index.html also works opened as a file).
+docs-serve: docs
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory site 8000
+
+# Screenshots of the built manual at 1280 px, for review (docs/img/screens/).
+screenshots: docs $(SYSTEM_STAMP)
+	$(BIN)/python scripts/screenshots.py
+
+# The manual's pictures: docs/diagrams/*.dot -> docs/img/*.svg (tests/docs/test_diagrams.py
+# fails when a committed picture differs from its source's drawing).
+diagrams: $(SYSTEM_STAMP)
+	$(BIN)/python scripts/diagrams.py
 
 # `check` includes the drift check of views-check.
 test: lint imports typecheck pytest check docs

@@ -1,6 +1,6 @@
-"""Local warehouse against DuckDB's own, on 1,000,000 emitted lines.
+"""Local warehouse against DuckDB's own, on 1,000,000 emitted lines and LogEntries.
 
-    .venv/bin/python bench/warehouse.py [--lines N] [--rounds N] [--keep]
+    .venv/bin/python bench/warehouse.py [--lines N] [--rounds N] [--kind K] [--keep]
     .venv/bin/python bench/warehouse.py --sizes 100000,1000000,5000000 --db-sizes 10000000
     .venv/bin/python bench/warehouse.py --dedupe-cost
 
@@ -9,10 +9,16 @@ table (``Warehouse.load``: every record judged as ``check-logs`` judges it), cre
 views, and run an aggregate over the ``pipeline_run`` view. Two baselines, same rows
 (checked): materialised, what an analyst would type to ask a file many questions
 (``CREATE TABLE t AS SELECT * FROM read_json_auto(file)``, then the aggregate over
-``t``; the target is ours at or below 0.7x of it, wall and CPU), and streaming (the
-aggregate straight over ``read_json``: stores nothing, answers one question). Rounds
-interleave so all three share the machine's noise; the figure is the best round of
-each, in wall time and process CPU time (DuckDB's threads included).
+``t``; the target is ours at or below 2.5x of it, wall and CPU: issue 26), and
+streaming (the aggregate straight over ``read_json``: stores nothing, answers one
+question). Rounds interleave so all three share the machine's noise; the figure is the
+best round of each, in wall time and process CPU time (DuckDB's threads included).
+
+Two kinds of file (``--kind``, both by default): the emitter's lines, and Cloud Logging
+LogEntries, one per line, as a sink's Cloud Storage export writes them (insertId,
+timestamp, severity, resource, jsonPayload ...), whose baseline reads the payload:
+``CREATE TABLE t AS SELECT jsonPayload.* FROM read_json_auto(file)``. ``check-logs``
+over the same file is timed in each round too (its target: no slower than the load).
 
 ``--sizes``: how cost grows: for each line count, load + views + query in a fresh
 process, in memory and with ``--db FILE`` (``Warehouse``'s memory limit for a database
@@ -49,7 +55,7 @@ import orjson
 
 from agent_telemetry.config import DeploymentConfig
 from agent_telemetry.schema import EVENTS, FieldSpec, event_spec
-from agent_telemetry.warehouse import Warehouse, duckdb_query, local_views
+from agent_telemetry.warehouse import Warehouse, check_logs, duckdb_query, local_views
 
 # The mix of a busy day: mostly runs and renders, some chat, a few provider changes.
 MIX = {"pipeline_run": 40, "pipeline_render": 35, "chat_turn": 23, "provider_status": 2}
@@ -67,8 +73,14 @@ ORDER BY ALL
 OURS = QUERY.format(source="pipeline_run")
 _RUNS = "WHERE event = 'pipeline_run' AND schema_version = 1"
 TABLE_SOURCE = f"(SELECT * FROM t {_RUNS})"
-STREAMING = QUERY.format(source=f"(SELECT * FROM read_json(?) {_RUNS})")
-TARGET = 0.7  # ours against the materialised baseline, wall and CPU (issue 15)
+TARGET = 2.5  # ours against the materialised baseline, wall and CPU (issue 26)
+KINDS = ("emitter", "entries")
+# What the baseline reads of each kind of file: the emitter's keys, or the payload.
+SELECTED = {"emitter": "*", "entries": "jsonPayload.*"}
+STREAMING = {
+    kind: QUERY.format(source=f"(SELECT * FROM (SELECT {sel} FROM read_json(?)) {_RUNS})")
+    for kind, sel in SELECTED.items()
+}
 
 
 def _value(spec: FieldSpec, rnd: random.Random) -> Any:
@@ -111,6 +123,49 @@ def write_lines(path: Path, count: int, seed: int = 5) -> None:
                 chunk.clear()
         out.write(b"".join(chunk))
 
+
+def write_entries(path: Path, count: int, seed: int = 5) -> None:
+    """The same events as ``write_lines``, each in a LogEntry as a sink exports it
+    (Cloud Logging lifts ``time`` and ``severity`` out of the payload)."""
+    rnd = random.Random(seed)
+    pools = {name: [_body(name, rnd) for _ in range(POOL)] for name in MIX}
+    names = rnd.choices(list(MIX), weights=list(MIX.values()), k=count)
+    start = datetime(2026, 5, 9, tzinfo=UTC)
+    resource = (
+        b'"resource":{"type":"cloud_run_revision","labels":{"service_name":"agent",'
+        b'"revision_name":"agent-00042-xyz","location":"europe-west1",'
+        b'"configuration_name":"agent","project_id":"agent-prod"}},'
+    )
+    tail = (
+        b'"labels":{"instanceId":"00f4b2c8e1"},'
+        b'"logName":"projects/agent-prod/logs/run.googleapis.com%2Fstdout",'
+    )
+    with path.open("wb") as out:
+        chunk: list[bytes] = []
+        for index, name in enumerate(names):
+            when = start + timedelta(microseconds=index * 86_400)
+            stamp = when.strftime("%Y-%m-%dT%H:%M:%S.%fZ").encode()
+            body = pools[name][index % POOL]
+            chunk.append(
+                b'{"insertId":"%016x",' % (index * 7919)
+                + b'"jsonPayload":{"event":"%s","schema_version":1,' % name.encode()
+                + body
+                + b"},"
+                + resource
+                + tail
+                + b'"receiveTimestamp":"'
+                + stamp
+                + b'","severity":"INFO","timestamp":"'
+                + stamp
+                + b'"}\n'
+            )
+            if len(chunk) == 65_536:
+                out.write(b"".join(chunk))
+                chunk.clear()
+        out.write(b"".join(chunk))
+
+
+WRITERS = {"emitter": write_lines, "entries": write_entries}
 
 Times = tuple[float, float]  # (wall, cpu) seconds
 
@@ -155,21 +210,30 @@ def ours(path: Path, db: Path | None = None) -> Ours:
     return Ours(load, views, query, rows)
 
 
-def materialised(path: Path) -> tuple[Times, list[tuple[Any, ...]]]:
+def materialised(path: Path, kind: str = "emitter") -> tuple[Times, list[tuple[Any, ...]]]:
     """What an analyst would type to ask a file many questions: a table, then the query."""
     with duckdb.connect() as con:
         started = clock()
-        con.execute("CREATE TABLE t AS SELECT * FROM read_json_auto(?)", [str(path)])
+        con.execute(
+            f"CREATE TABLE t AS SELECT {SELECTED[kind]} FROM read_json_auto(?)", [str(path)]
+        )
         rows = con.execute(QUERY.format(source=TABLE_SOURCE)).fetchall()
         return since(started), rows
 
 
-def streaming(path: Path) -> tuple[Times, list[tuple[Any, ...]]]:
+def streaming(path: Path, kind: str = "emitter") -> tuple[Times, list[tuple[Any, ...]]]:
     """One question, answered straight from the file: stores nothing."""
     with duckdb.connect() as con:
         started = clock()
-        rows = con.execute(STREAMING, [str(path)]).fetchall()
+        rows = con.execute(STREAMING[kind], [str(path)]).fetchall()
         return since(started), rows
+
+
+def checked(path: Path) -> Times:
+    """``check-logs`` over the file (its report, not printed)."""
+    started = clock()
+    check_logs([path])
+    return since(started)
 
 
 def _best(runs: list[Times]) -> Times:
@@ -225,12 +289,18 @@ def dedupe_cost(path: Path, rounds: int) -> None:
             )
 
 
-def compare(path: Path, rounds: int) -> None:
+def compare(path: Path, rounds: int, kind: str = "emitter", *, check: bool = True) -> None:
     """Ours against both baselines, rounds interleaved; the best round of each."""
-    runs: dict[str, list[Times]] = {"ours": [], "load": [], "materialised": [], "streaming": []}
+    runs: dict[str, list[Times]] = {
+        "ours": [],
+        "load": [],
+        "materialised": [],
+        "streaming": [],
+        "check-logs": [],
+    }
     for round_number in range(1, rounds + 1):
-        base, base_rows = materialised(path)
-        stream, stream_rows = streaming(path)
+        base, base_rows = materialised(path, kind)
+        stream, stream_rows = streaming(path, kind)
         mine = ours(path)
         if not mine.rows == base_rows == stream_rows:
             raise SystemExit("the view's aggregate differs from DuckDB's own")
@@ -238,13 +308,17 @@ def compare(path: Path, rounds: int) -> None:
         runs["load"].append(mine.load)
         runs["materialised"].append(base)
         runs["streaming"].append(stream)
+        check_s = ""
+        if check:
+            runs["check-logs"].append(checked(path))
+            check_s = f" | check-logs {runs['check-logs'][-1][0]:.3f} s"
         print(
             f"round {round_number}: ours {mine.total[0]:.3f} s (load {mine.load[0]:.3f}, views "
             f"{mine.views[0]:.3f}, query {mine.query[0]:.3f}) | CREATE TABLE AS read_json_auto "
-            f"+ query {base[0]:.3f} s | streaming read_json + query {stream[0]:.3f} s"
+            f"+ query {base[0]:.3f} s | streaming read_json + query {stream[0]:.3f} s{check_s}"
         )
-    best = {name: _best(times) for name, times in runs.items()}
-    print(f"\nbest of {rounds} (ours = load + create views + query, as preview):")
+    best = {name: _best(times) for name, times in runs.items() if times}
+    print(f"\n{kind}, best of {rounds} (ours = load + create views + query, as preview):")
     for label, index in (("wall", 0), ("cpu", 1)):
         our_s, base_s, stream_s = (
             best["ours"][index],
@@ -256,6 +330,12 @@ def compare(path: Path, rounds: int) -> None:
             f"{base_s:.3f} s -> {our_s / base_s:.2f}x (target <= {TARGET}x) | streaming "
             f"{stream_s:.3f} s -> {our_s / stream_s:.2f}x"
         )
+        if check:
+            check_time, load_time = best["check-logs"][index], best["load"][index]
+            print(
+                f"        check-logs {check_time:.3f} s -> {check_time / load_time:.2f}x the "
+                "load (target <= 1.00x)"
+            )
 
 
 def one_run(path: Path, db: Path | None) -> None:
@@ -306,6 +386,8 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="keep the generated file")
+    parser.add_argument("--kind", choices=[*KINDS, "both"], default="both")
+    parser.add_argument("--no-check", action="store_true", help="do not time check-logs")
     parser.add_argument(
         "--dedupe-cost",
         action="store_true",
@@ -329,21 +411,24 @@ def main() -> None:
         sizes(args.sizes or [], args.db_sizes)
         return
 
-    tmp = Path(tempfile.mkdtemp(prefix="agent-telemetry-bench-"))
-    path = tmp / "telemetry.jsonl"
-    started = time.perf_counter()
-    write_lines(path, args.lines)
-    size = path.stat().st_size
-    print(
-        f"wrote {args.lines:,} lines, {size / 1e6:,.0f} MB in {time.perf_counter() - started:.1f} s"
-    )
     with Warehouse() as warm:  # generating the views' SQL is cached per process
         warm.views()
-    if args.dedupe_cost:
-        dedupe_cost(path, args.rounds)
-    else:
-        compare(path, args.rounds)
-    _clean(path, tmp, args.keep)
+    kinds = ["emitter"] if args.dedupe_cost else KINDS if args.kind == "both" else [args.kind]
+    for kind in kinds:
+        tmp = Path(tempfile.mkdtemp(prefix="agent-telemetry-bench-"))
+        path = tmp / f"{kind}.jsonl"
+        started = time.perf_counter()
+        WRITERS[kind](path, args.lines)
+        size = path.stat().st_size
+        print(
+            f"wrote {args.lines:,} {kind} lines, {size / 1e6:,.0f} MB in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+        if args.dedupe_cost:
+            dedupe_cost(path, args.rounds)
+        else:
+            compare(path, args.rounds, kind, check=not args.no_check)
+        _clean(path, tmp, args.keep)
 
 
 def _clean(path: Path, tmp: Path, keep: bool) -> None:

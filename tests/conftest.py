@@ -18,6 +18,23 @@ EXAMPLE_CONFIG = REPO / "telemetry.toml"
 EMULATOR_TESTS = "tests/deploy/bigquery/"
 
 
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Debian chromium, one per test session (tests/browser.py)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM_ARGS, chromium_path
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=chromium_path(), args=list(CHROMIUM_ARGS)
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadgroup`` (``make test``), keyed by path: every emulator test runs on one

@@ -34,8 +34,9 @@ def reviewed_notices(versions: Mapping[tuple[str, int], Any]) -> list[Finding]:
     for model in versions.values():
         spec = event_spec(model)
         for field in spec.fields:
+            waived = "ENUM_SIZE" if field.kind == "enum" else "INT_CARDINALITY"
             reviewed = (
-                ("INT_CARDINALITY", field.waiver, f"{field.domain} waived"),
+                (waived, field.waiver, f"{field.domain} waived"),
                 ("FIELD_NAME_NO_IDENTIFIER", field.name_review, "name reviewed"),
             )
             for rule, reason, what in reviewed:
@@ -55,7 +56,35 @@ def reviewed_notices(versions: Mapping[tuple[str, int], Any]) -> list[Finding]:
                         line=line,
                     )
                 )
+        file, line = model_location(model, None)
+        for review in spec.reviews:
+            notices.append(
+                Finding(
+                    stage=STAGE,
+                    rule="DATA_REVIEW",
+                    message=(
+                        f"data review {review.reference} approves {review.bits:.1f} bits "
+                        f"(reason: {review.reason})"
+                    ),
+                    severity="notice",
+                    event=spec.name,
+                    version=spec.schema_version,
+                    file=file,
+                    line=line,
+                )
+            )
     return notices
+
+
+def capacities(models: Mapping[str, Any]) -> dict[str, str]:
+    """Each current event's capacity as ``check`` prints it (``55.7 bits``)."""
+    from agent_telemetry.schema import event_spec
+    from agent_telemetry.schema.capacity import EVENT_BUDGET_BITS, event_capacity
+
+    return {
+        name: f"{event_capacity(event_spec(model)).bits}/{EVENT_BUDGET_BITS} bits"
+        for name, model in models.items()
+    }
 
 
 def _definition_site(tb: TracebackType | None) -> tuple[str, int] | None:

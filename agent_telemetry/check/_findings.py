@@ -59,6 +59,8 @@ class CheckReport:
     stages: list[StageResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     classification: dict[str, str] = field(default_factory=dict)
+    # Each current event's capacity, "55.7 bits" (schema.capacity), in catalogue order.
+    capacity: dict[str, str] = field(default_factory=dict)
     against: str | None = None
 
     @property

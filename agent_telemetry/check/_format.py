@@ -35,6 +35,9 @@ def render_text(report: CheckReport) -> str:
     for stage in report.stages:
         note = f"  ({stage.note})" if stage.note else ""
         lines.append(f"  {stage.name:<12}{stage.status}{note}")
+    if report.capacity:
+        bits = ", ".join(f"{e} {b}" for e, b in report.capacity.items())
+        lines.append(f"  capacity    {bits}")
     if report.classification:
         classes = ", ".join(f"{e} {c}" for e, c in report.classification.items())
         lines.append(f"  changes     {classes}")
@@ -52,6 +55,7 @@ def render_json(report: CheckReport) -> str:
         "against": report.against,
         "stages": [{"name": s.name, "status": s.status, "note": s.note} for s in report.stages],
         "classification": report.classification,
+        "capacity": report.capacity,
         "violations": [f.as_json() for f in _sorted(report) if f.severity == "error"],
         "warnings": [f.as_json() for f in _sorted(report) if f.severity == "warning"],
         "notices": [f.as_json() for f in _sorted(report) if f.severity == "notice"],

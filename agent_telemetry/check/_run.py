@@ -7,6 +7,7 @@ from pathlib import Path
 from agent_telemetry.check._beside import run_beside
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
 from agent_telemetry.check._definition import (
+    capacities,
     definition_finding,
     load_models,
     load_versions,
@@ -65,6 +66,7 @@ def run_check(
     retired = len(versions) - len(models)
     note = f"{len(models)} events" + (f", {retired} retired version(s)" if retired else "")
     report.stage(DEFINITION_STAGE, findings + notices, note)
+    report.capacity = capacities(models)
 
     # Only now: these import agent_telemetry.schema, which has just loaded.
     from agent_telemetry.check._schema_stages import (

@@ -74,6 +74,13 @@ def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]], versions: 
         + ', reason = "...")'
     )
     model = models.get(change.event)
+    if change.rule == "CAPACITY_GROWTH":
+        owner = model.__name__ if model is not None else f"the {change.event} model"
+        return (
+            f"Fix: record a data review on {owner}: data_reviews = (DataReview(reference="
+            '"...", reason="...", bits=<the new capacity or more>),); '
+            "or bring the capacity back down."
+        )
     if change.rule == "SINK_COLUMN_SAME_TYPE":
         return f"Fix: give the field a new name, or add {exception}."
     if model is not None and change.version == model.schema_version:

@@ -6,8 +6,9 @@ still reach the emitter without them (built around the class hook, patched after
 definition). So neither path trusts what the model's validator returned: an enum value
 must be one of the field's members, and the line gets the member's own exact ``str``
 (a ``str`` subclass with a lying ``__eq__`` or ``__str__`` is never written); an int must
-be an exact ``int`` within ``ge..le``; a bool exactly ``True`` or ``False``. Anything
-else is dropped and named in ``invalid_fields`` like any invalid value.
+be an exact ``int`` within ``ge..le`` (``True`` is an int to ``isinstance``, never here),
+rounded to the field's precision when it has one; a bool exactly ``True`` or ``False``.
+Anything else is dropped and named in ``invalid_fields`` like any invalid value.
 
 The per-field tables are built once per model (``domains``), so the check is a dict
 lookup and a comparison or two per field.
@@ -17,11 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_telemetry.schema.capacity import round_significant
 from agent_telemetry.schema.spec import EventSpec
 
 # name -> the field's domain: a dict of its members (each mapped to itself, the exact
-# str written), an (lo, hi) tuple, or None for a bool.
-Domain = dict[str, str] | tuple[int, int] | None
+# str written), an (lo, hi, digits) tuple (digits 0: no precision), or None for a bool.
+Domain = dict[str, str] | tuple[int, int, int] | None
 Domains = dict[str, Domain]
 
 
@@ -32,11 +34,11 @@ def domains(spec: EventSpec) -> Domains:
         if field.kind == "enum":
             out[field.name] = {str(m): str(m) for m in field.members}
         elif field.kind == "int" and field.ge is not None and field.le is not None:
-            out[field.name] = (field.ge, field.le)
+            out[field.name] = (field.ge, field.le, field.precision or 0)
         elif field.kind == "bool":
             out[field.name] = None
         else:
-            out[field.name] = (1, 0)  # an unbounded int: nothing is inside
+            out[field.name] = (1, 0, 0)  # an unbounded int: nothing is inside
     return out
 
 
@@ -50,7 +52,7 @@ def inside(domain: Domain, value: Any) -> Any:
             raise LookupError from None
     if type(domain) is tuple:
         if type(value) is int and domain[0] <= value <= domain[1]:
-            return value
+            return round_significant(value, domain[2]) if domain[2] else value
         raise LookupError
     if value is True or value is False:
         return value

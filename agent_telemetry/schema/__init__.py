@@ -51,7 +51,7 @@ from agent_telemetry.schema.events import (
     TurnKind,
 )
 from agent_telemetry.schema.retired import RETIRED
-from agent_telemetry.schema.spec import EventSpec, FieldSpec, event_spec
+from agent_telemetry.schema.spec import DataReview, EventSpec, FieldSpec, event_spec
 from agent_telemetry.schema.versions import registry_specs, version_registry
 
 EVENT_VERSIONS: MappingProxyType[tuple[str, int], type[TelemetryEvent]] = version_registry(
@@ -75,6 +75,7 @@ __all__ = [
     "RETIRED",
     "ChatTier",
     "ChatTurn",
+    "DataReview",
     "ErrorClass",
     "EventSpec",
     "FieldSpec",

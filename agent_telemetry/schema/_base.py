@@ -13,7 +13,9 @@ from agent_telemetry.errors import SchemaRuleError
 from agent_telemetry.schema.rules import violations
 from agent_telemetry.schema.spec import (
     CardinalityWaiver,
+    DataReview,
     EventSpec,
+    Precision,
     build_event_spec,
     event_spec,
 )
@@ -22,16 +24,31 @@ from agent_telemetry.schema.spec import (
 _DEFINITION_HOOKS = ("__init_subclass__", "__pydantic_init_subclass__")
 
 
-def count(ge: int, le: int, description: str, *, waiver: str | None = None) -> Any:
+def count(
+    ge: int,
+    le: int,
+    description: str,
+    *,
+    precision: int | None = None,
+    waiver: str | None = None,
+) -> Any:
     """An optional, strictly typed, bounded integer field (``None`` when not known).
 
-    ``waiver``: the reviewed reason a domain wider than the cardinality budget
-    (``le - ge + 1`` over 10,000,000) is not an identifier; the lock records it and the
-    data dictionary shows it (INT_CARDINALITY).
+    ``precision``: significant digits to keep (durations, sizes): the emitter rounds each
+    value to it (half away from zero) before writing, and the field's capacity counts
+    the values left. A field of more than 16 bits needs one, or a waiver (INT_PRECISION);
+    both bounds must be exact at that precision.
+
+    ``waiver``: the reviewed reason a field that wide is needed as it is (more than 16
+    bits, or more than 10,000,000 values: INT_CARDINALITY); the lock records it and the
+    data dictionary shows it.
     """
     info = cast(FieldInfo, Field(None, ge=ge, le=le, strict=True, description=description))
+    # pydantic ignores foreign metadata; the specs read it.
+    if precision is not None:
+        info.metadata.append(Precision(precision))
     if waiver is not None:
-        info.metadata.append(CardinalityWaiver(waiver))  # pydantic ignores foreign metadata
+        info.metadata.append(CardinalityWaiver(waiver))
     return info
 
 
@@ -46,6 +63,10 @@ class TelemetryEvent(BaseModel):
     ``reviewed_names`` maps a field name the identifier rule refuses to the reason it
     was reviewed as no identifier (FIELD_NAME_NO_IDENTIFIER); the lock records it and
     ``check`` shows it.
+
+    ``data_reviews`` lists the recorded data reviews of this version's capacity
+    (``DataReview``): every growth against the base lock needs a new one that covers it
+    (CAPACITY_GROWTH).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=False)
@@ -53,6 +74,7 @@ class TelemetryEvent(BaseModel):
     event_name: ClassVar[str]
     schema_version: ClassVar[int]
     reviewed_names: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    data_reviews: ClassVar[tuple[DataReview, ...]] = ()
     __event_spec__: ClassVar[EventSpec | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -24,7 +24,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.schema.lock import LockedEvent, LockedField, SchemaLock
+from agent_telemetry.schema.capacity import (
+    EventCapacity,
+    event_capacity,
+    review_tenths,
+    show_bits,
+)
+from agent_telemetry.schema.lock import LockedEvent, LockedField, LockedReview, SchemaLock
 from agent_telemetry.schema.rules import sanitise_column
 
 Classification = Literal["none", "addition", "breaking"]
@@ -329,6 +335,31 @@ def _bound_no_narrow(pair: VersionPair) -> Iterator[Change]:
             )
 
 
+def _describe_precision(digits: int | None) -> str:
+    return "exact" if digits is None else f"{digits} significant digits"
+
+
+def _field_precision(pair: VersionPair) -> Iterator[Change]:
+    """A precision change keeps every stored row valid and every query working: an
+    addition. Fewer digits only removes information; more digits (or none) is a
+    capacity growth, which CAPACITY_GROWTH judges."""
+    for old, new in _common(pair):
+        if not (_same_type(old, new) and old.kind == "int") or old.precision == new.precision:
+            continue
+        fewer = new.precision is not None and (
+            old.precision is None or new.precision < old.precision
+        )
+        effect = "new lines are rounded" if fewer else "new lines say more"
+        yield _change(
+            pair,
+            "FIELD_PRECISION",
+            "addition",
+            old.name,
+            f"precision {_describe_precision(old.precision)} -> "
+            f"{_describe_precision(new.precision)}; {effect}",
+        )
+
+
 def _lcs(a: Sequence[str], b: Sequence[str]) -> set[str]:
     """Names in a longest common subsequence of ``a`` and ``b`` (both duplicate-free)."""
     table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
@@ -433,6 +464,77 @@ def _sink_column_same_type(base: SchemaLock, current: SchemaLock) -> Iterator[Ch
             columns.setdefault(column, []).append((f.type, name, version, f.name))
 
 
+def _capacity(name: str, version: int, entry: LockedEvent) -> EventCapacity:
+    return event_capacity(entry.spec(name, version))
+
+
+def _baseline(base: SchemaLock, name: str, version: int) -> tuple[int, LockedEvent] | None:
+    """What a version's capacity is measured against: its own entry in the base lock,
+    or, for a new version, the newest version the base has of that event."""
+    versions = base.events.get(name, {})
+    if version in versions:
+        return version, versions[version]
+    older = [v for v in versions if v < version] or list(versions)
+    return (max(older), versions[max(older)]) if older else None
+
+
+def _grown_fields(before: EventCapacity | None, after: EventCapacity) -> list[str]:
+    """``name a -> b bits`` for every field that can say more than it could (new ones too)."""
+    grown = []
+    for new in after.fields:
+        old = before.field(new.name) if before is not None else None
+        old_values = old.values if old is not None else 1  # a field that was not there: 1 value
+        if new.values > old_values:
+            was = old.bits if old is not None else "new, 0.0"
+            grown.append(f"{new.name} {was} -> {new.bits}")
+    return grown
+
+
+def _covering_review(
+    before: tuple[LockedReview, ...], after: LockedEvent, needed: int
+) -> LockedReview | None:
+    """A review the base did not have whose approved bits cover ``needed`` tenths."""
+    for review in after.data_reviews:
+        if review not in before and review_tenths(review.bits) >= needed:
+            return review
+    return None
+
+
+def _capacity_growth(base: SchemaLock, current: SchemaLock) -> Iterator[Change]:
+    """A version that can say more than the base lock's is a finding; a data review the
+    base lock does not have, for at least the new capacity, clears it.
+
+    Against no lock at all (a catalogue's first lock) there is nothing to grow from: the
+    first lock is the baseline, and every event's capacity shows in ``check``.
+    """
+    if not base.events:
+        return
+    for name, version, entry in current.versions():
+        after = _capacity(name, version, entry)
+        found = _baseline(base, name, version)
+        before = _capacity(name, found[0], found[1]) if found is not None else None
+        grown = _grown_fields(before, after)
+        if before is not None and not grown:
+            continue
+        was = "nothing (a new event)" if before is None else f"{before.bits} bits"
+        if before is not None and found is not None and found[0] != version:
+            was += f" (version {found[0]})"
+        what = ", ".join(grown) if grown else "no fields"
+        detail = f"capacity grew from {was} to {after.bits} bits per line ({what})"
+        reviewed = _covering_review(
+            found[1].data_reviews if found is not None else (), entry, after.tenths
+        )
+        if reviewed is None:
+            yield Change("CAPACITY_GROWTH", "breaking", name, version, None, detail)
+        else:
+            approved = show_bits(review_tenths(reviewed.bits))
+            detail += (
+                f"; data review {reviewed.reference} approves {approved} bits "
+                f"(reason: {reviewed.reason})"
+            )
+            yield Change("CAPACITY_GROWTH", "addition", name, version, None, detail)
+
+
 COMPAT_RULES: tuple[CompatRule, ...] = (
     CompatRule(
         "EVENT_NO_DELETE",
@@ -465,6 +567,12 @@ COMPAT_RULES: tuple[CompatRule, ...] = (
     ),
     CompatRule("BOUND_NO_NARROW", "field", "int bounds only ever widen", _bound_no_narrow),
     CompatRule(
+        "FIELD_PRECISION",
+        "field",
+        "a measurement's precision may change (an addition: stored rows stay valid)",
+        _field_precision,
+    ),
+    CompatRule(
         "COLUMN_ORDER_APPEND_ONLY",
         "field",
         "fields keep their order; new fields go at the end",
@@ -475,6 +583,12 @@ COMPAT_RULES: tuple[CompatRule, ...] = (
         "lock",
         "one field name has one sink type across every event and version",
         _sink_column_same_type,
+    ),
+    CompatRule(
+        "CAPACITY_GROWTH",
+        "lock",
+        "an event version says no more than the base lock's unless a new data review covers it",
+        _capacity_growth,
     ),
     CompatRule(
         "DESCRIPTION_EDIT", "field", "descriptions may change (an addition)", _description_edit
@@ -526,7 +640,12 @@ class ExceptionEntryError(AgentTelemetryError, ValueError):
     """An ``[[exceptions]]`` entry is malformed; the message names the key, not its value."""
 
 
-_EXCEPTABLE = tuple(r.id for r in COMPAT_RULES if r.id != "DESCRIPTION_EDIT")
+# A capacity growth is cleared by a data review next to the model, never by the config.
+_EXCEPTABLE = tuple(
+    r.id
+    for r in COMPAT_RULES
+    if r.id not in ("DESCRIPTION_EDIT", "FIELD_PRECISION", "CAPACITY_GROWTH")
+)
 
 
 class CompatException(BaseModel):

@@ -15,6 +15,10 @@ from agent_telemetry.schema._base import TelemetryEvent, count, flag
 from agent_telemetry.schema.buckets import RunsToday, TokensToday
 
 MS_PER_HOUR = 3_600_000
+# Significant digits kept of a duration: a timing rounds to within 0.5%, which keeps a
+# p50, p95 or max within 1% and brings pipeline_run under the 64-bit budget
+# (docs/design.md, "Capacity").
+TIMING_PRECISION = 3
 
 
 class Lane(StrEnum):
@@ -67,7 +71,9 @@ class PipelineRun(TelemetryEvent):
     error_class: ErrorClass | None = Field(
         None, description="Innermost error of a failed run, mapped to a closed class."
     )
-    queue_wait_ms: int | None = count(0, MS_PER_HOUR, "Milliseconds from enqueue to start.")
+    queue_wait_ms: int | None = count(
+        0, MS_PER_HOUR, "Milliseconds from enqueue to start.", precision=TIMING_PRECISION
+    )
     queue_position: int | None = count(
         0, 60, "Position in the lane's queue on enqueue; 0 = started at once."
     )
@@ -82,7 +88,9 @@ class PipelineRun(TelemetryEvent):
         ),
     )
     attempts: int | None = count(0, 2, "Retry attempts the run made.")
-    duration_ms: int | None = count(0, MS_PER_HOUR, "Run wall time in milliseconds.")
+    duration_ms: int | None = count(
+        0, MS_PER_HOUR, "Run wall time in milliseconds.", precision=TIMING_PRECISION
+    )
     model_calls: int | None = count(0, 200, "Model calls the run made.")
 
 
@@ -125,7 +133,9 @@ class ChatTurn(TelemetryEvent):
     kind: TurnKind = Field(description="Whether the turn answered in text or took an action.")
     refusal: Refusal | None = Field(None, description="Why the turn was refused, if it was.")
     error: TurnError | None = Field(None, description="Error class of a turn that failed.")
-    duration_ms: int | None = count(0, MS_PER_HOUR, "Turn wall time in milliseconds.")
+    duration_ms: int | None = count(
+        0, MS_PER_HOUR, "Turn wall time in milliseconds.", precision=TIMING_PRECISION
+    )
     model_calls: int | None = count(0, 200, "Model calls the turn made.")
     pipeline_runs: int | None = count(0, 60, "Pipeline runs the turn started.")
 
@@ -150,8 +160,12 @@ class PipelineRender(TelemetryEvent):
     render_lane: RenderLane = Field(
         description="Render lane: part of a pipeline run, or a theme toggle."
     )
-    slot_wait_ms: int | None = count(0, 120_000, "Milliseconds waited for a render slot.")
-    render_ms: int | None = count(0, 600_000, "Render wall time in milliseconds.")
+    slot_wait_ms: int | None = count(
+        0, 120_000, "Milliseconds waited for a render slot.", precision=TIMING_PRECISION
+    )
+    render_ms: int | None = count(
+        0, 600_000, "Render wall time in milliseconds.", precision=TIMING_PRECISION
+    )
     passed: bool | None = flag("Whether the rendered output passed its checks.")
     attempt: int | None = count(1, 2, "Which attempt this render was (1 or 2).")
 
@@ -191,7 +205,7 @@ class ProviderStatus(TelemetryEvent):
         description="How the state was learned: a preflight probe or a turn's outcome."
     )
     retry_after_s: int | None = count(
-        0, 86_400, "Seconds the provider asked to wait before retrying."
+        0, 86_400, "Seconds the provider asked to wait before retrying.", precision=TIMING_PRECISION
     )
     blocked_runs: int | None = count(0, 60, "Runs blocked waiting on this provider lane.")
 

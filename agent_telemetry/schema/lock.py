@@ -28,7 +28,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.schema.spec import EventSpec, FieldSpec
+from agent_telemetry.schema.capacity import event_capacity, field_values, show_bits, tenths
+from agent_telemetry.schema.spec import DataReview, EventSpec, FieldSpec
 
 LOCK_FORMAT: Literal[1] = 1
 LOCK_PATH = Path(__file__).with_name("schema.lock.json")
@@ -61,6 +62,33 @@ class LockedField(_Frozen):
     description_sha256: str
     cardinality_waiver: str | None = None
     name_review: str | None = None
+    precision: int | None = None
+    # Capacity (schema.capacity), recorded for readers of the lock; the compatibility
+    # rules recount it from the fields above, so a lock written before it existed
+    # compares the same.
+    values: int | None = None
+    bits: float | None = None
+
+    def spec(self) -> FieldSpec:
+        """The field as a spec, for the capacity function (descriptions are not kept)."""
+        return FieldSpec(
+            name=self.name,
+            kind=self.kind,
+            required=self.required,
+            description="",
+            members=tuple(self.members or ()),
+            ge=self.ge,
+            le=self.le,
+            precision=self.precision,
+        )
+
+
+class LockedReview(_Frozen):
+    """A data review recorded on an event version (``DataReview``)."""
+
+    reference: str
+    reason: str
+    bits: float
 
 
 class LockedEvent(_Frozen):
@@ -68,6 +96,13 @@ class LockedEvent(_Frozen):
 
     description_sha256: str
     fields: tuple[LockedField, ...]
+    capacity_values: int | None = None
+    capacity_bits: float | None = None
+    data_reviews: tuple[LockedReview, ...] = ()
+
+    def spec(self, name: str, version: int) -> EventSpec:
+        """The version as a spec, for the capacity function."""
+        return EventSpec(name, version, "", tuple(f.spec() for f in self.fields))
 
     def field(self, name: str) -> LockedField | None:
         for field in self.fields:
@@ -106,13 +141,28 @@ def lock_field(spec: FieldSpec) -> LockedField:
         description_sha256=description_sha256(spec.description),
         cardinality_waiver=spec.waiver,
         name_review=spec.name_review,
+        precision=spec.precision if spec.kind == "int" else None,
+        values=field_values(spec),
+        bits=_bits(field_values(spec)),
     )
 
 
+def _bits(values: int) -> float:
+    return float(show_bits(tenths(values)))
+
+
+def lock_review(review: DataReview) -> LockedReview:
+    return LockedReview(reference=review.reference, reason=review.reason, bits=review.bits)
+
+
 def lock_event(spec: EventSpec) -> LockedEvent:
+    capacity = event_capacity(spec)
     return LockedEvent(
         description_sha256=description_sha256(spec.description),
         fields=tuple(lock_field(field) for field in spec.fields),
+        capacity_values=capacity.values,
+        capacity_bits=_bits(capacity.values),
+        data_reviews=tuple(lock_review(r) for r in spec.reviews),
     )
 
 
@@ -136,12 +186,31 @@ def _field_json(field: LockedField) -> dict[str, Any]:
     if field.ge is not None or field.le is not None:
         out["ge"] = field.ge
         out["le"] = field.le
+    if field.precision is not None:
+        out["precision"] = field.precision
     out["description_sha256"] = field.description_sha256
     # Only when present: a lock without reviewed exceptions reads as before.
     if field.cardinality_waiver is not None:
         out["cardinality_waiver"] = field.cardinality_waiver
     if field.name_review is not None:
         out["name_review"] = field.name_review
+    out["values"] = field.values
+    out["bits"] = field.bits
+    return out
+
+
+def _event_json(event: LockedEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "description_sha256": event.description_sha256,
+        "capacity_values": event.capacity_values,
+        "capacity_bits": event.capacity_bits,
+    }
+    if event.data_reviews:
+        out["data_reviews"] = [
+            {"reference": r.reference, "reason": r.reason, "bits": r.bits}
+            for r in event.data_reviews
+        ]
+    out["fields"] = [_field_json(f) for f in event.fields]
     return out
 
 
@@ -152,10 +221,7 @@ def lock_json(lock: SchemaLock) -> dict[str, Any]:
         "generated_by": GENERATED_BY,
         "events": {
             name: {
-                str(version): {
-                    "description_sha256": lock.events[name][version].description_sha256,
-                    "fields": [_field_json(f) for f in lock.events[name][version].fields],
-                }
+                str(version): _event_json(lock.events[name][version])
                 for version in sorted(lock.events[name])
             }
             for name in sorted(lock.events)

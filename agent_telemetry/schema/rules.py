@@ -22,6 +22,17 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from agent_telemetry.schema.capacity import (
+    EVENT_BUDGET_BITS,
+    MAX_MEMBERS,
+    MAX_PRECISION,
+    PRECISION_REQUIRED_BITS,
+    event_capacity,
+    is_exact,
+    rounded_values,
+    show_bits,
+    tenths,
+)
 from agent_telemetry.schema.coreschema import (
     ModelSchema,
     Problem,
@@ -34,9 +45,12 @@ from agent_telemetry.schema.identifiers import identifier_word
 from agent_telemetry.schema.spec import (
     CARDINALITY_BUDGET,
     MAX_SAFE_INT,
+    DataReview,
+    EventSpec,
     FieldSpec,
     UnsupportedFieldType,
     describe_field,
+    precision_of,
     waiver_of,
 )
 from agent_telemetry.schema.sql_keywords import BIGQUERY_RESERVED_KEYWORDS
@@ -50,6 +64,9 @@ _HEX_RUN = re.compile(r"[0-9a-f]{16,}")
 _ALNUM_RUN = re.compile(r"[a-z0-9]{16,}")
 _UUID = re.compile(r"[0-9a-f]{8}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{12}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+_NUMERIC_GROUPS = re.compile(r"[0-9]+(?:[._][0-9]+){2,}")
+_WORD_OR_NUMBER = re.compile(r"[a-z]+|[0-9]+")
+MAX_SCHEMA_VERSION = 999
 
 
 def sanitise_column(name: str) -> str:
@@ -69,6 +86,37 @@ def looks_like_identifier(text: str) -> bool:
     return any(
         re.search(r"[a-z]", run) and re.search(r"[0-9]", run) for run in _ALNUM_RUN.findall(lowered)
     )
+
+
+def looks_numbered(text: str) -> str | None:
+    """What makes ``text`` read as a number that names someone, or None.
+
+    Six or more digits in all (a phone number, a user number: ``4155550123``,
+    ``u000001``); three or more numeric groups joined by dots or underscores (an IP
+    address, a dotted phone number: ``10_0_0_1``); or a number of four or more digits
+    beside a word (a numbered member: ``user_12345``). Buckets such as ``2_5``,
+    ``90_100`` and ``41_plus`` pass; so do years alone (``2026``).
+    """
+    if sum(c.isdigit() for c in text) >= 6:
+        return "6 or more digits"
+    if _NUMERIC_GROUPS.search(text):
+        return "3 or more numeric groups joined by dots or underscores"
+    parts = _WORD_OR_NUMBER.findall(text.lower())
+    if any(p.isdigit() and len(p) >= 4 for p in parts) and any(p.isalpha() for p in parts):
+        return "a number of 4 or more digits beside a word"
+    return None
+
+
+def name_token(name: str) -> str | None:
+    """Why a name (of an event or a field) reads as carrying a value, or None: a uuid, a
+    run of 16+ letters and digits mixed (hex or base64: a hash nearly always has a
+    digit; a run of letters alone is a long word), or a number that names someone
+    (``looks_numbered``)."""
+    lowered = name.lower()
+    runs = _ALNUM_RUN.findall(lowered) + [m.group() for m in _UUID.finditer(lowered)]
+    if any(re.search(r"[a-z]", run) and re.search(r"[0-9]", run) for run in runs):
+        return "a hex or base64-like run"
+    return looks_numbered(name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +166,26 @@ def _event_name(ctx: ModelContext) -> str | None:
     return None
 
 
+def _event_name_no_identifier(ctx: ModelContext) -> str | None:
+    name = getattr(ctx.model, "event_name", "")
+    word = identifier_word(name)
+    if word is not None:
+        return f"event_name holds the identifier word {word!r}; an event name is a kind of line"
+    token = name_token(name)
+    if token is not None:
+        return f"event_name holds {token}; an event name is a kind of line"
+    return None
+
+
 def _schema_version(ctx: ModelContext) -> str | None:
     version = getattr(ctx.model, "schema_version", None)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         return "schema_version must be an int >= 1"
+    if version > MAX_SCHEMA_VERSION:
+        return (
+            f"schema_version must be at most {MAX_SCHEMA_VERSION}: a version counts reviewed "
+            "changes; a larger number could name someone"
+        )
     return None
 
 
@@ -191,6 +255,59 @@ def _reviewed_names(ctx: ModelContext) -> str | None:
         if identifier_word(name) is None:
             return f"reviewed_names lists {name!r}, which needs no review; remove it"
     return None
+
+
+def _data_reviews(ctx: ModelContext) -> str | None:
+    reviews = getattr(ctx.model, "data_reviews", ())
+    if not isinstance(reviews, tuple):
+        return "data_reviews is a tuple of DataReview(reference=..., reason=..., bits=...)"
+    for review in reviews:
+        if not isinstance(review, DataReview):
+            return "data_reviews holds only DataReview(reference=..., reason=..., bits=...)"
+        for part in ("reference", "reason"):
+            text = getattr(review, part)
+            if not isinstance(text, str) or not text.strip():
+                return f"a data review needs its {part}"
+        bits = review.bits
+        if isinstance(bits, bool) or not isinstance(bits, int | float):
+            return "a data review's bits is a number of bits, to one decimal"
+        if not 0 < bits <= EVENT_BUDGET_BITS or abs(bits * 10 - round(bits * 10)) > 1e-6:
+            return (
+                f"a data review approves from 0.1 to {EVENT_BUDGET_BITS} bits, to one "
+                "decimal, as check prints capacities"
+            )
+    return None
+
+
+def _specs_of(ctx: ModelContext) -> EventSpec | None:
+    """The event's spec when every field describes cleanly, else None (field rules say why)."""
+    try:
+        fields = tuple(describe_field(n, i) for n, i in ctx.model.model_fields.items())
+    except UnsupportedFieldType:
+        return None
+    for field in fields:
+        if field.kind == "int" and (field.ge is None or field.le is None or field.ge > field.le):
+            return None
+        if field.precision is not None and not _precision_ok(field):
+            return None
+    name = getattr(ctx.model, "event_name", "")
+    version = getattr(ctx.model, "schema_version", 1)
+    return EventSpec(name, version, "", fields)
+
+
+def _event_capacity(ctx: ModelContext) -> str | None:
+    spec = _specs_of(ctx)
+    if spec is None:
+        return None
+    capacity = event_capacity(spec)
+    if capacity.within_budget:
+        return None
+    widest = ", ".join(f"{f.name} ({f.bits})" for f in capacity.widest())
+    return (
+        f"{spec.name} can say {capacity.bits} bits per line, over the budget of "
+        f"{EVENT_BUDGET_BITS}; the fields that carry the most: {widest}. Bucket or round "
+        "them, or split the event"
+    )
 
 
 # --- field rules -------------------------------------------------------------------
@@ -269,23 +386,70 @@ def _int_safe(ctx: FieldContext) -> str | None:
     return None
 
 
+def _precision_ok(spec: FieldSpec) -> bool:
+    digits = spec.precision
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        return False
+    if not 1 <= digits <= MAX_PRECISION or spec.ge is None or spec.le is None:
+        return False
+    return is_exact(spec.ge, digits) and is_exact(spec.le, digits)
+
+
+def _int_values(ctx: FieldContext) -> int | None:
+    """How many values a bounded int field can write (after a valid precision's rounding)."""
+    bounds = _bounds(ctx)
+    if bounds is None or bounds[0] > bounds[1] or ctx.spec is None:
+        return None
+    digits = ctx.spec.precision if _precision_ok(ctx.spec) else None
+    return rounded_values(bounds[0], bounds[1], digits)
+
+
 def _int_cardinality(ctx: FieldContext) -> str | None:
     waiver = waiver_of(ctx.info)
-    bounds = _bounds(ctx)
-    if bounds is None:
-        if waiver is not None:
-            return "a cardinality waiver belongs on a bounded int (count(..., waiver=...))"
-        return None
     if waiver is not None and (not isinstance(waiver, str) or not waiver.strip()):
         return "the cardinality waiver needs the reason it was reviewed"
-    domain = bounds[1] - bounds[0] + 1
-    if domain > CARDINALITY_BUDGET and waiver is None:
+    if ctx.spec is not None and ctx.spec.kind == "bool" and waiver is not None:
+        return "a cardinality waiver belongs on a bounded int (count(..., waiver=...))"
+    values = _int_values(ctx)
+    if values is not None and values > CARDINALITY_BUDGET and waiver is None:
         return (
-            f"{domain:,} possible values exceed the budget of {CARDINALITY_BUDGET:,}: a "
+            f"{values:,} possible values exceed the budget of {CARDINALITY_BUDGET:,}: a "
             'domain that wide can carry a user number; narrow it, or add count(..., waiver="why")'
         )
-    if domain <= CARDINALITY_BUDGET and waiver is not None:
-        return "the domain is within the budget: remove the waiver"
+    return None
+
+
+def _int_precision(ctx: FieldContext) -> str | None:
+    spec = ctx.spec
+    digits = precision_of(ctx.info)
+    if spec is None:
+        return None
+    if digits is not None and spec.kind != "int":
+        return "a precision belongs on a bounded int (count(..., precision=N))"
+    if digits is not None:
+        if isinstance(digits, bool) or not isinstance(digits, int):
+            return f"precision is a number of significant digits, 1 to {MAX_PRECISION}"
+        if not 1 <= digits <= MAX_PRECISION:
+            return f"precision is a number of significant digits, 1 to {MAX_PRECISION}"
+        bounds = _bounds(ctx)
+        if bounds is not None and not (is_exact(bounds[0], digits) and is_exact(bounds[1], digits)):
+            return (
+                f"both bounds must be exact at {digits} significant digits, so that rounding "
+                "never leaves them"
+            )
+    values = _int_values(ctx)
+    if values is None:
+        return None
+    values += 0 if spec.required else 1
+    waived = waiver_of(ctx.info) is not None
+    if values > 2**PRECISION_REQUIRED_BITS and not waived:
+        return (
+            f"{show_bits(tenths(values))} bits: an int of more than {PRECISION_REQUIRED_BITS} "
+            "bits is a measurement; keep the digits its analysis needs "
+            '(count(..., precision=3)), or add count(..., waiver="why")'
+        )
+    if values <= 2**PRECISION_REQUIRED_BITS and waived:
+        return f"the field is within {PRECISION_REQUIRED_BITS} bits: remove the waiver"
     return None
 
 
@@ -349,12 +513,49 @@ def _member_no_identifier(ctx: FieldContext) -> str | None:
     return None
 
 
+def _member_number(ctx: FieldContext) -> str | None:
+    if ctx.spec and ctx.spec.kind == "enum":
+        for member in ctx.spec.members:
+            why = looks_numbered(member)
+            if why is not None:
+                return f"a member holds {why}: it reads as a phone number, an address or a user"
+    return None
+
+
+def _enum_size(ctx: FieldContext) -> str | None:
+    if not ctx.spec or ctx.spec.kind != "enum":
+        return None
+    size = len(ctx.spec.members)
+    waived = waiver_of(ctx.info) is not None
+    if size > MAX_MEMBERS and not waived:
+        return (
+            f"{size:,} members: a closed set of more than {MAX_MEMBERS} can name users one "
+            'by one; bucket it, or add a reviewed Annotated[..., CardinalityWaiver("why")]'
+        )
+    if size <= MAX_MEMBERS and waived:
+        return f"the set has at most {MAX_MEMBERS} members: remove the waiver"
+    return None
+
+
+def _name_no_token(ctx: FieldContext) -> str | None:
+    token = name_token(ctx.name)
+    if token is None:
+        return None
+    return f"the name holds {token}; a field name is a column, not a value"
+
+
 # Table order is report order: the first rule a model breaks is the one raised, so the
 # rules about what pydantic runs come before the ones about the declared type they
 # would otherwise be mistaken for (a PlainValidator is FIELD_VALIDATOR, not FIELD_TYPE).
 RULES: tuple[Rule, ...] = (
     Rule("EVENT_NAME", "model", "event_name is lowercase snake_case and not reserved", _event_name),
-    Rule("EVENT_VERSION", "model", "schema_version is an int >= 1", _schema_version),
+    Rule(
+        "EVENT_NAME_NO_IDENTIFIER",
+        "model",
+        "no identifier word, hex run or long number in the event name",
+        _event_name_no_identifier,
+    ),
+    Rule("EVENT_VERSION", "model", "schema_version is an int from 1 to 999", _schema_version),
     Rule("EVENT_DESCRIPTION", "model", "the event has a docstring", _description),
     Rule("MODEL_CONFIG", "model", 'model_config is the base\'s: extra="forbid", frozen', _config),
     Rule(
@@ -398,6 +599,12 @@ RULES: tuple[Rule, ...] = (
         "an int domain over 10,000,000 values needs a reviewed waiver",
         _int_cardinality,
     ),
+    Rule(
+        "INT_PRECISION",
+        "field",
+        "an int of more than 16 bits declares a precision (or a reviewed waiver)",
+        _int_precision,
+    ),
     Rule("FIELD_STRICT", "field", "ints and bools accept no coercion", _problem("FIELD_STRICT")),
     Rule("OPTIONAL_DEFAULT_NONE", "field", "optional fields default to None", _optional_default),
     Rule("FIELD_NAME_FORMAT", "field", "lowercase snake_case, <= 64 characters", _name_format),
@@ -409,6 +616,12 @@ RULES: tuple[Rule, ...] = (
         _name_no_identifier,
     ),
     Rule(
+        "FIELD_NAME_NO_TOKEN",
+        "field",
+        "no hex run, uuid or long number in a field name",
+        _name_no_token,
+    ),
+    Rule(
         "FIELD_NAME_KEYWORD",
         "field",
         "no field is named a BigQuery reserved keyword",
@@ -417,10 +630,22 @@ RULES: tuple[Rule, ...] = (
     Rule("FIELD_DESCRIPTION", "field", "every field has a description", _description_present),
     Rule("ENUM_MEMBER_FORMAT", "field", "members match [a-z0-9_]{1,32}", _member_format),
     Rule(
+        "ENUM_SIZE",
+        "field",
+        "a closed set has at most 64 members (or a reviewed waiver)",
+        _enum_size,
+    ),
+    Rule(
         "ENUM_MEMBER_NO_IDENTIFIER",
         "field",
         "no member looks like an identifier",
         _member_no_identifier,
+    ),
+    Rule(
+        "ENUM_MEMBER_NUMBER",
+        "field",
+        "no member reads as a phone number, an address or a numbered user",
+        _member_number,
     ),
     Rule(
         "MODEL_VALIDATOR",
@@ -441,6 +666,18 @@ RULES: tuple[Rule, ...] = (
         "model",
         "reviewed_names lists only fields the identifier rule refuses, each with a reason",
         _reviewed_names,
+    ),
+    Rule(
+        "DATA_REVIEW",
+        "model",
+        "data_reviews holds DataReview entries, each with a reference, a reason and bits",
+        _data_reviews,
+    ),
+    Rule(
+        "EVENT_CAPACITY",
+        "model",
+        "an event version can say at most 64 bits per line",
+        _event_capacity,
     ),
 )
 RULE_IDS: frozenset[str] = frozenset(rule.id for rule in RULES)

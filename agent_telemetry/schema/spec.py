@@ -45,6 +45,33 @@ class CardinalityWaiver:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Precision:
+    """``count(..., precision=N)``: keep ``N`` significant digits of a measurement.
+
+    Kept in the field's metadata (pydantic ignores it). The emitter rounds every value
+    to it before writing, and capacity counts the values rounding leaves
+    (``schema.capacity``).
+    """
+
+    digits: int
+
+
+@dataclass(frozen=True, slots=True)
+class DataReview:
+    """A recorded data review: an event version may carry up to ``bits`` bits.
+
+    Listed in the event's ``data_reviews``; the lock records each one, ``check`` and the
+    data dictionary show it. A capacity growth against the base lock
+    (CAPACITY_GROWTH) clears only with a review the base lock does not have yet whose
+    ``bits`` (one decimal, as ``check`` prints capacities) covers the new capacity.
+    """
+
+    reference: str  # where the review is written down (an issue, a ticket, a document)
+    reason: str  # why the event needs to say that much
+    bits: float  # the capacity approved, in bits, to one decimal
+
+
 class UnsupportedFieldType(AgentTelemetryError):
     """The annotation is not one of the closed set of field types (internal signal)."""
 
@@ -67,6 +94,7 @@ class FieldSpec:
     # Reviewed exceptions, recorded in the lock and shown by ``check`` and the dictionary.
     waiver: str | None = None  # CardinalityWaiver reason (INT_CARDINALITY)
     name_review: str | None = None  # reviewed_names reason (FIELD_NAME_NO_IDENTIFIER)
+    precision: int | None = None  # significant digits the emitter keeps (count(precision=))
 
     @property
     def bigquery_type(self) -> str:
@@ -88,7 +116,8 @@ class FieldSpec:
         if self.kind == "enum":
             return ", ".join(self.members)
         if self.kind == "int":
-            return f"{self.ge:,} .. {self.le:,}"
+            rounded = f", {self.precision} significant digits" if self.precision else ""
+            return f"{self.ge:,} .. {self.le:,}{rounded}"
         return "true, false"
 
 
@@ -100,6 +129,7 @@ class EventSpec:
     schema_version: int
     description: str
     fields: tuple[FieldSpec, ...]
+    reviews: tuple[DataReview, ...] = ()
 
     def field(self, name: str) -> FieldSpec:
         for spec in self.fields:
@@ -181,6 +211,14 @@ def waiver_of(info: FieldInfo) -> str | None:
     return None
 
 
+def precision_of(info: FieldInfo) -> int | None:
+    """The digits of the field's ``Precision``, if it has one."""
+    for item in constraints(info):
+        if isinstance(item, Precision):
+            return item.digits
+    return None
+
+
 def describe_field(name: str, info: FieldInfo, name_review: str | None = None) -> FieldSpec:
     """Describe one pydantic field; raises UnsupportedFieldType for types outside the set."""
     inner = base_type(info)
@@ -194,7 +232,15 @@ def describe_field(name: str, info: FieldInfo, name_review: str | None = None) -
     if inner is int:
         ge, le = _bounds(info)
         return FieldSpec(
-            name, "int", required, description, ge=ge, le=le, waiver=waiver, name_review=name_review
+            name,
+            "int",
+            required,
+            description,
+            ge=ge,
+            le=le,
+            waiver=waiver,
+            name_review=name_review,
+            precision=precision_of(info),
         )
     members = _members(inner)
     if members is not None:
@@ -259,6 +305,7 @@ def build_event_spec(model: type[BaseModel]) -> EventSpec:
         schema_version=getattr(model, "schema_version"),  # noqa: B009
         description=" ".join((model.__doc__ or "").split()),
         fields=fields,
+        reviews=tuple(getattr(model, "data_reviews", ())),
     )
     setattr(model, "__event_spec__", spec)  # noqa: B010
     return spec

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent_telemetry.config import DeploymentConfig
 from agent_telemetry.schema import EventSpec, version_catalogue
+from agent_telemetry.schema.capacity import EVENT_BUDGET_BITS, event_capacity
 from agent_telemetry.views._render import ViewDefinition
 from agent_telemetry.views._sink import INSERT_ID_COLUMN, PAYLOAD_COLUMN, payload_fields
 
@@ -53,6 +54,8 @@ def data_dictionary(
         "|---|---|",
     ]
     out += [f"| [`{v.name}`](#{v.name}) | {_cell(v.description)} |" for v in views]
+    every = version_catalogue() if specs is None else specs
+    by_version = {(spec.name, spec.schema_version): spec for spec in every}
     for view in views:
         out += ["", f"## {view.name}", "", view.description, ""]
         out += ["| column | type | values / bounds | description |", "|---|---|---|---|"]
@@ -63,6 +66,9 @@ def data_dictionary(
             )
         labels = ", ".join(f"`{k}={v}`" for k, v in view.labels.items())
         out += ["", f"Labels: {labels}."]
+        spec = by_version.get((view.event or "", view.schema_version))
+        if spec is not None:
+            out += _capacity(spec)
     payload = PAYLOAD_COLUMN["partitioned"]
     out += [
         "",
@@ -78,8 +84,25 @@ def data_dictionary(
         out.append(
             f"| `{field.name}` | {field.type} | {field.mode} | {_cell(field.description or '')} |"
         )
-    out += _reviewed(version_catalogue() if specs is None else specs)
+    out += _reviewed(every)
     return "\n".join(out) + "\n"
+
+
+def _capacity(spec: EventSpec) -> list[str]:
+    """What one line of the version can say (docs/rules.md, "Capacity"), and its reviews."""
+    capacity = event_capacity(spec)
+    fields = ", ".join(f"`{f.name}` {f.bits}" for f in capacity.fields)
+    out = [
+        "",
+        f"Capacity: {capacity.bits} bits per line (budget {EVENT_BUDGET_BITS}): {fields}.",
+    ]
+    for review in spec.reviews:
+        out += [
+            "",
+            f"Data review {_cell(review.reference)}: up to {review.bits:.1f} bits "
+            f"({_cell(review.reason)}).",
+        ]
+    return out
 
 
 def _reviewed(specs: tuple[EventSpec, ...]) -> list[str]:

@@ -10,6 +10,7 @@ record, whatever the file's size.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,14 +26,10 @@ from agent_telemetry.warehouse._duckdb_types import (
     quote_identifier,
 )
 from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
-from agent_telemetry.warehouse._judge import (
-    Duplicates,
-    SinkPayload,
-    insert_id,
-    time_of,
-)
+from agent_telemetry.warehouse._judge import SinkPayload, insert_id, time_of
+from agent_telemetry.warehouse._load_fast import STAGED, FastJudge, python_lines, qualifies
 from agent_telemetry.warehouse._load_progress import LoadProgress
-from agent_telemetry.warehouse._load_scan import Kind, iter_records
+from agent_telemetry.warehouse._load_scan import Kind, Record, _record, iter_records
 from agent_telemetry.warehouse._load_sql import (
     INSERT_ID,
     PAYLOAD,
@@ -47,6 +44,8 @@ from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Layout, Limits, Lo
 __all__ = ["SINK_TABLE", "FileLoad", "LoadError", "LoadReport", "create_sink", "load_logs"]
 
 SINK_TABLE = "run_googleapis_com_stdout"
+_SEEN = "_agent_telemetry_seen"  # entries (insert id, timestamp) of earlier files
+_NEW = "_agent_telemetry_new"  # this file's entries not seen before
 BATCH = 8192  # rows written to the spool at a time (and how often progress moves)
 
 
@@ -80,15 +79,15 @@ class FileLoad:
         if kind is Kind.TEXT:
             self.text += count
         elif kind is Kind.MALFORMED:
-            self.truncated += 1
+            self.truncated += count
         elif kind is Kind.OTHER_JSON:
-            self.other_json += 1
+            self.other_json += count
         elif kind is Kind.OVERSIZED:
-            self.oversized += 1
+            self.oversized += count
         elif kind is Kind.TOO_DEEP:
-            self.too_deep += 1
+            self.too_deep += count
         else:
-            self.undecodable += 1
+            self.undecodable += count
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +127,12 @@ class LoadReport:
         return sum(f.oversized + f.too_deep + f.undecodable for f in self.files)
 
     @property
-    def duplicates(self) -> int:
-        return sum(f.duplicates for f in self.files)
-
-    @property
     def stopped(self) -> tuple[FileLoad, ...]:
         return tuple(f for f in self.files if f.stopped is not None)
+
+    @property
+    def duplicates(self) -> int:
+        return sum(f.duplicates for f in self.files)
 
 
 def default_sink_fields() -> tuple[TableField, ...]:
@@ -164,27 +163,34 @@ def load_logs(
     progress: LoadProgress | None = None,
     replace: bool = True,
     limits: Limits = DEFAULT_LIMITS,
+    fast: bool = True,
 ) -> LoadReport:
     """Load every file into ``table`` (created from the sink schema when ``replace``).
     A file named twice (directly, through a link or by overlapping globs) is read once:
     the report lists the repeats. A gzip file that passes ``limits`` stops there; what
-    it held before is loaded."""
+    it held before is loaded.
+
+    ``fast``: DuckDB judges in SQL what it reads exactly (``_load_fast``); off, Python
+    judges every record (the tests hold the two equal)."""
     files, repeated = distinct_inputs(Path(p) for p in paths)
     if replace:
         sink = create_sink(con, table=table, schema=schema)
     else:
         sink = SinkColumns.from_schema(default_sink_fields() if schema is None else schema)
-    duplicates = Duplicates()  # across files: an entry exported twice is one entry
+    staging = _Staging(con, table, sink, fast=fast)
     loaded = []
-    with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
-        spool = Path(spool_dir) / "rows.jsonl"
-        for path in files:
-            with LogInput(path, limits=limits) as log:
-                if progress is not None:
-                    progress.start_file(path.name, _size(path))
-                loaded.append(_load_file(con, table, sink, log, spool, duplicates, progress))
-                if progress is not None:
-                    progress.finish_file()
+    try:
+        with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
+            spool = Path(spool_dir) / "rows.jsonl"
+            for path in files:
+                with LogInput(path, limits=limits) as log:
+                    if progress is not None:
+                        progress.start_file(path.name, _size(path))
+                    loaded.append(_load_file(staging, log, spool, progress))
+                    if progress is not None:
+                        progress.finish_file()
+    finally:
+        staging.drop()
     ((conflicting,),) = con.execute(conflicting_copies(table, sink)).fetchall()
     return LoadReport(table, tuple(loaded), repeated, int(conflicting))
 
@@ -194,21 +200,90 @@ def _size(path: Path) -> int:
     return path.stat().st_size if path.is_file() else 0
 
 
+class _Staging:
+    """Where a file's judged rows wait until the file is read whole (a file loads whole
+    or not at all), and the entries seen in earlier files of this load (exports are not
+    de-duplicated; the views keep one row per entry the same way)."""
+
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, table: str, sink: SinkColumns, *, fast: bool
+    ) -> None:
+        self.con, self.table, self.sink = con, table, sink
+        columns = ", ".join(
+            f"{quote_identifier(name)} {kind}" for name, kind in sink.columns.items()
+        )
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {STAGED} (kind VARCHAR DEFAULT 'telemetry', "
+            f"{columns}, line VARCHAR)"
+        )
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_SEEN} ({INSERT_ID} VARCHAR, "
+            f"{quote_identifier(TIMESTAMP)} TIMESTAMPTZ)"
+        )
+        # Only the pinned sink schema's types are what SQL judges into.
+        self.fast = FastJudge(sink.kept) if fast and sink.judged_types else None
+
+    def drop(self) -> None:
+        self.con.execute(f"DROP TABLE IF EXISTS {STAGED}")
+        self.con.execute(f"DROP TABLE IF EXISTS {_SEEN}")
+
+    def commit(self, label: str, loaded: int) -> int:
+        """Store the staged telemetry rows in the table; how many were seen before."""
+        con, key = self.con, f"{INSERT_ID}, {quote_identifier(TIMESTAMP)}"
+        keyed = (
+            f"SELECT {key} FROM {STAGED} WHERE kind = 'telemetry' AND {INSERT_ID} IS NOT NULL "
+            f"AND {quote_identifier(TIMESTAMP)} IS NOT NULL"
+        )
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_NEW} AS SELECT DISTINCT * FROM ({keyed}) "
+            f"EXCEPT SELECT {key} FROM {_SEEN}"
+        )
+        ((entries,),) = con.execute(f"SELECT count(*) FROM ({keyed})").fetchall()
+        ((new,),) = con.execute(f"SELECT count(*) FROM {_NEW}").fetchall()
+        con.execute(f"INSERT INTO {_SEEN} SELECT * FROM {_NEW}")
+        con.execute(f"DROP TABLE {_NEW}")
+        columns = ", ".join(quote_identifier(name) for name in self.sink.columns)
+        try:
+            ((stored,),) = con.execute(
+                f"INSERT INTO {quote_identifier(self.table)} BY NAME SELECT {columns} "
+                f"FROM {STAGED} WHERE kind = 'telemetry'"
+            ).fetchall()
+        except duckdb.Error as error:  # the judged rows fit the table: not expected
+            refused = type(error).__name__
+            raise LoadError(f"{label}: DuckDB refused the rows ({refused})") from None
+        finally:
+            con.execute(f"DELETE FROM {STAGED}")
+        if stored != loaded:
+            raise LoadError(f"{label}: stored {stored} of {loaded} telemetry records")
+        return int(entries - new)
+
+
 def _load_file(
-    con: duckdb.DuckDBPyConnection,
-    table: str,
-    sink: SinkColumns,
-    log: LogInput,
-    spool: Path,
-    duplicates: Duplicates,
-    progress: LoadProgress | None,
+    staging: _Staging, log: LogInput, spool: Path, progress: LoadProgress | None
 ) -> FileLoad:
     report = FileLoad(log.label, log.layout, str(log.encoding))
-    payload_of = SinkPayload(sink.kept)
-    seen = duplicates.seen
+    counts = (
+        staging.fast.stage(staging.con, log)
+        if staging.fast is not None and qualifies(log)
+        else None
+    )
+    if counts is None:  # the slow path: Python reads and judges every record
+        records: Iterable[Record] = iter_records(log)
+    else:
+        if progress is not None:  # DuckDB read the whole file
+            progress.update(os.fstat(log.fileno()).st_size)
+        for kind, count in counts.items():
+            if kind is Kind.TELEMETRY:
+                report.loaded += count
+            else:
+                report.records += count
+                report.count(kind, count)
+        records = (_record(raw, 0) for raw in python_lines(staging.con))
+    payload_of = SinkPayload(staging.sink.kept)
     rows: list[bytes] = []
+    python_loaded = 0
     with spool.open("wb") as out:
-        for record in iter_records(log):
+        for record in records:
             telemetry = record.telemetry
             if telemetry is None:
                 if record.kind is not Kind.BLANK:
@@ -221,26 +296,29 @@ def _load_file(
             # Without a timestamp there is no entry key: stored without its id, the row
             # is never merged by the views (the sink's own rows always have one).
             entry_id = insert_id(telemetry) if when is not None else None
-            if entry_id is not None and seen(entry_id, when):
-                report.duplicates += 1
             rows.append(
                 orjson.dumps({TIMESTAMP: when, INSERT_ID: entry_id, PAYLOAD: payload_of(telemetry)})
             )
             if len(rows) >= BATCH:
-                report.loaded += _write(out, rows)
+                python_loaded += _write(out, rows)
                 if progress is not None:
                     progress.update(log.consumed)
-        report.loaded += _write(out, rows)
+        python_loaded += _write(out, rows)
+    report.loaded += python_loaded
     report.records += report.loaded
     report.stopped = log.stopped
-    if report.loaded:
+    if python_loaded:
         try:
-            ((stored,),) = con.execute(spool_insert(table, str(spool), sink)).fetchall()
+            ((stored,),) = staging.con.execute(
+                spool_insert(STAGED, str(spool), staging.sink)
+            ).fetchall()
         except duckdb.Error as error:  # the judged rows fit the table: not expected
             refused = type(error).__name__
             raise LoadError(f"{log.label}: DuckDB refused the rows ({refused})") from None
-        if stored != report.loaded:
-            raise LoadError(f"{log.label}: stored {stored} of {report.loaded} telemetry records")
+        if stored != python_loaded:
+            raise LoadError(f"{log.label}: stored {stored} of {python_loaded} telemetry records")
+    if report.loaded:
+        report.duplicates = staging.commit(log.label, report.loaded)
     return report
 
 

@@ -122,6 +122,9 @@ class _Counted(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
     def peek_exact(self, size: int) -> bytes:
         """The first ``size`` bytes (fewer at the end), kept for the next read."""
         while len(self._ahead) < size:
@@ -201,6 +204,10 @@ class LogInput:
             raise
         self.layout = layout_of(start)
         self.chunks: Iterator[bytes] = _prepend(start, body)
+
+    def fileno(self) -> int:
+        """The descriptor of the file as opened (a path replaced since is not it)."""
+        return self._raw.fileno()
 
     @property
     def consumed(self) -> int:

@@ -72,9 +72,22 @@ def test_github_escapes_what_would_break_a_workflow_command() -> None:
     assert "::error file=a%2Cb%3Ac.py,line=3,title=RULE::RULE a%25b%0Ac" in out
 
 
+def reviewed(mutation: Mutation) -> Mutation:
+    """``mutation``, with a new data review of 64 bits on every event version: the
+    capacity growth an addition brings is then a notice too."""
+
+    def mutate(d: LockData) -> None:
+        mutation(d)
+        for versions in d["events"].values():
+            for entry in versions.values():
+                entry["data_reviews"] = [{"reference": "r", "reason": "why", "bits": 64.0}]
+
+    return mutate
+
+
 def test_additions_are_notices_not_errors() -> None:
     for _, mutation, rule in ADDITIVE:
-        report = report_for(mutation)
+        report = report_for(reviewed(mutation))
         assert report.exit_code == 0
         assert f"title={rule}::" in render(report, "github")
         assert "::error" not in render(report, "github")

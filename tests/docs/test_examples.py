@@ -33,7 +33,6 @@ NOT_RUN: list[tuple[str, str]] = [
     ("docs/ci.md", "runs pre-commit in a service repository"),
     ("docs/ci.md", "a GitHub Actions workflow"),
     ("docs/ci.md", "GitHub Actions steps"),
-    ("docs/index.md", "a diagram"),
     ("docs/performance.md", "timings depend on the machine; bench/emit.py prints its own target"),
     (
         "docs/performance.md",

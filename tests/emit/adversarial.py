@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agent_telemetry.emit import REJECTED_EVENT, RejectReason
 from agent_telemetry.schema import EVENTS, FieldSpec, event_spec
+from agent_telemetry.schema.capacity import round_significant
 
 emails = st.emails()
 uuids = st.uuids().flatmap(lambda u: st.sampled_from([str(u), u.hex, str(u).upper()]))
@@ -164,3 +165,10 @@ def leak_texts(value: Any, depth: int = 0) -> Iterator[str]:
         if any(text in token for token in VOCABULARY):
             continue
         yield text
+
+
+def rounded(spec: FieldSpec, value: Any) -> Any:
+    """The value as the emitter writes it: a measurement to its precision."""
+    if spec.precision is None:
+        return value
+    return round_significant(value, spec.precision)

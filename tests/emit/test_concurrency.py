@@ -54,8 +54,10 @@ def test_eight_threads_write_80000_whole_lines(tmp_path: Path) -> None:
                 lane="public",
                 status="ok",
                 queue_position=position,
-                queue_wait_ms=n,
-                duration_ms=n,
+                # n in two exact fields: the millisecond fields keep 3 significant digits.
+                queue_wait_ms=n // 100,
+                duration_ms=n // 100,
+                model_calls=n % 100,
             )
 
     with path.open("w", encoding="utf-8") as file:
@@ -78,13 +80,13 @@ def test_eight_threads_write_80000_whole_lines(tmp_path: Path) -> None:
     lines = raw.split(b"\n")[:-1]
     assert len(lines) == THREADS * LINES_PER_THREAD
     per_thread: Counter[int] = Counter()
-    seen: set[tuple[int, int]] = set()
+    seen: set[tuple[int, int, int]] = set()
     for line in lines:
         record = json.loads(line)
         assert record["event"] == "pipeline_run"
         assert record["queue_wait_ms"] == record["duration_ms"]
         per_thread[record["queue_position"]] += 1
-        seen.add((record["queue_position"], record["queue_wait_ms"]))
+        seen.add((record["queue_position"], record["queue_wait_ms"], record["model_calls"]))
     assert per_thread == dict.fromkeys(range(THREADS), LINES_PER_THREAD)
     assert len(seen) == THREADS * LINES_PER_THREAD
     assert snapshot.emitted == {"pipeline_run": THREADS * LINES_PER_THREAD}

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_telemetry.emit._fast_record import record_validator
 from agent_telemetry.emit._validate import plan_for
 from agent_telemetry.schema import EVENTS, TelemetryEvent, event_spec
-from tests.emit.adversarial import adversarial, calls, valid
+from tests.emit.adversarial import adversarial, calls, rounded, valid
 from tests.emit.test_lenient import WEIRD
 from tests.schema.copies import rules_off
 
@@ -30,7 +30,7 @@ def by_model(model: type[TelemetryEvent], fields: dict[str, Any]) -> dict[str, A
         return None
     spec = event_spec(model)
     head = {"event": spec.name, "schema_version": spec.schema_version}
-    values = {k: v for k, v in instance.__dict__.items() if v is not None}
+    values = {k: rounded(spec.field(k), v) for k, v in instance.__dict__.items() if v is not None}
     return {**head, "severity": "INFO", "time": "", **values}
 
 

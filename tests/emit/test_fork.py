@@ -47,8 +47,12 @@ FORK_STORM = textwrap.dedent(
 
     def emitter(n):
         i = 0
-        while not stop.is_set():
-            emit("chat_turn", tier="public", kind="text", pipeline_runs=n, duration_ms=i)
+        # i in two exact fields (durations keep 3 significant digits): unique up to 201,000.
+        while not stop.is_set() and i < 201_000:
+            emit(
+                "chat_turn", tier="public", kind="text", pipeline_runs=n,
+                duration_ms=i % 1000, model_calls=i // 1000,
+            )
             i += 1
 
     def configurer():  # no capture here: it would take the emitters' lines
@@ -117,7 +121,11 @@ def test_twenty_children_forked_while_threads_emit_and_configure(tmp_path: Path)
     records = [json.loads(line) for line in path.read_text().splitlines()]  # all whole
     # The parent's lines appear once each: no child wrote out a copy of a line that was
     # half-written when it was forked.
-    parent = [(r["pipeline_runs"], r["duration_ms"]) for r in records if r["event"] == "chat_turn"]
+    parent = [
+        (r["pipeline_runs"], r["duration_ms"], r["model_calls"])
+        for r in records
+        if r["event"] == "chat_turn"
+    ]
     assert len(parent) == len(set(parent)) == result["parent"]["emitted"]["chat_turn"]
     assert set(result["parent"]["emitted"]) == {"chat_turn"}
     per_child = Counter(r["queue_position"] for r in records if r["event"] == "pipeline_run")

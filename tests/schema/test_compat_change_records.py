@@ -17,9 +17,10 @@ from typing import Literal
 
 import pytest
 
-from agent_telemetry.schema.compat import Change, compare, near_identical
+from agent_telemetry.schema.compat import Change, near_identical
 from agent_telemetry.schema.lock import parse_lock
 from tests.schema.copies import LockData, Mutation, field, mutated, real_lock_data
+from tests.schema.copies import compare_shape as compare
 from tests.schema.test_compat import (
     BASE,
     _add_event,

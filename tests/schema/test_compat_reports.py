@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_telemetry.schema.compat import Change, compare
+from agent_telemetry.schema.compat import Change
 from tests.schema.copies import LockData, Mutation, field, fields, mutated, real_lock_data
+from tests.schema.copies import compare_shape as compare
 from tests.schema.test_compat import (
     BASE,
     _duration_as_string,

@@ -319,15 +319,17 @@ def test_ge_equal_to_le_is_a_legal_bound() -> None:
 
 
 @pytest.mark.parametrize(
-    ("ge", "le"),
+    ("ge", "le", "waiver"),
     [
-        (0, 9_999_999),  # exactly the budget: 10,000,000 values
-        (-(2**53) + 1, -(2**53) + 10),
-        (2**53 - 10, 2**53 - 1),
+        (0, 9_999_999, "over 16 bits"),  # exactly the budget: 10,000,000 values
+        (-(2**53) + 1, -(2**53) + 10, None),
+        (2**53 - 10, 2**53 - 1, None),
     ],
 )
-def test_bounds_within_the_budget_and_the_safe_range_are_legal(ge: int, le: int) -> None:
-    define(n=(int | None, count(ge, le, "N.")))
+def test_bounds_within_the_budget_and_the_safe_range_are_legal(
+    ge: int, le: int, waiver: str | None
+) -> None:
+    define(n=(int | None, count(ge, le, "N.", waiver=waiver)))
 
 
 def test_a_waiver_lets_a_wide_domain_through_and_is_recorded() -> None:

@@ -157,9 +157,9 @@ DETAILS: list[tuple[dict[str, Any], str, str | None, str]] = [
     ),
     (
         {"n": (int | None, count(0, 9, "N.", waiver="reviewed"))},
-        "INT_CARDINALITY",
+        "INT_PRECISION",
         "n",
-        "the domain is within the budget: remove the waiver",
+        "the field is within 16 bits: remove the waiver",
     ),
     (
         {
@@ -459,13 +459,20 @@ def test_a_field_nested_in_the_annotation_is_accepted() -> None:
 # --- the cardinality budget is inclusive ------------------------------------------------
 
 
-def test_a_waiver_on_a_domain_of_exactly_the_budget_is_refused() -> None:
-    error = refusal(n=(int | None, count(1, CARDINALITY_BUDGET, "N.", waiver="reviewed")))
+def test_a_waiver_on_a_field_of_exactly_16_bits_is_refused() -> None:
+    # 65,535 values and absence: 2**16 in all, the most a field says without a waiver.
+    error = refusal(n=(int | None, count(1, 65_535, "N.", waiver="reviewed")))
     assert (error.rule, error.field, error.detail) == (
-        "INT_CARDINALITY",
+        "INT_PRECISION",
         "n",
-        "the domain is within the budget: remove the waiver",
+        "the field is within 16 bits: remove the waiver",
     )
+
+
+def test_one_value_more_than_16_bits_needs_a_precision() -> None:
+    error = refusal(n=(int | None, count(0, 65_535, "N.")))
+    assert (error.rule, error.field) == ("INT_PRECISION", "n")
+    assert error.detail.startswith("16.0 bits: an int of more than 16 bits is a measurement")
 
 
 # --- the problem checks, built at test time ---------------------------------------------

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_telemetry.warehouse import FileLoad, Warehouse, check_logs
-from agent_telemetry.warehouse._load import BATCH, SINK_TABLE
+from agent_telemetry.warehouse._load import BATCH, SINK_TABLE, load_logs
 from agent_telemetry.warehouse._load_scan import MAX_DEPTH, Kind, iter_records
 from agent_telemetry.warehouse._source import CHUNK, MAX_RECORD, LogInput
 from tests.warehouse.broken_input import telemetry_lines
@@ -175,9 +175,19 @@ def test_a_file_of_two_spool_batches_loads_every_line_once_and_moves_progress_pe
 ) -> None:
     path = write_lines(tmp_path / "two-batches.jsonl", telemetry_lines(2 * BATCH))
     progress = _Progress()
-    (loaded,) = wh.load([path], progress=progress).files
+    progress.size = path.stat().st_size
+    # Python's path (the fast path judges the file in one statement: see below).
+    (loaded,) = load_logs(wh.con, [path], progress=progress, fast=False).files
     assert (loaded.records, loaded.loaded) == (2 * BATCH, 2 * BATCH)
     assert wh.one(f"SELECT count(DISTINCT jsonPayload.queue_wait_ms) FROM {SINK}") == (2 * BATCH,)
     # One update per full batch, in bytes read so far: never past the file's size.
     first, second = progress.updates
     assert 0 < first <= second <= progress.size == path.stat().st_size
+
+
+def test_the_fast_path_moves_progress_to_the_files_size_once(wh: Warehouse, tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "two-batches.jsonl", telemetry_lines(2 * BATCH))
+    progress = _Progress()
+    (loaded,) = wh.load([path], progress=progress).files
+    assert (loaded.records, loaded.loaded) == (2 * BATCH, 2 * BATCH)
+    assert progress.updates == [progress.size] == [path.stat().st_size]

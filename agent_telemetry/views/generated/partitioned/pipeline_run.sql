@@ -18,7 +18,7 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_run` (
     description='Innermost error of a failed run, mapped to a closed class. One of: timeout, rate_limited, quota_exhausted, model_overloaded, renderer_unavailable, render_busy, validation, upstream, cancelled, other.'
   ),
   queue_wait_ms OPTIONS (
-    description='Milliseconds from enqueue to start. Integer 0 .. 3,600,000.'
+    description='Milliseconds from enqueue to start. Integer 0 .. 3,600,000, 3 significant digits.'
   ),
   queue_position OPTIONS (
     description='Position in the lane\'s queue on enqueue; 0 = started at once. Integer 0 .. 60.'
@@ -33,7 +33,7 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_run` (
     description='Retry attempts the run made. Integer 0 .. 2.'
   ),
   duration_ms OPTIONS (
-    description='Run wall time in milliseconds. Integer 0 .. 3,600,000.'
+    description='Run wall time in milliseconds. Integer 0 .. 3,600,000, 3 significant digits.'
   ),
   model_calls OPTIONS (
     description='Model calls the run made. Integer 0 .. 200.'

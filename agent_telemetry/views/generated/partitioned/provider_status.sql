@@ -15,7 +15,7 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.provider_status` (
     description='How the state was learned: a preflight probe or a turn\'s outcome. One of: preflight, turn_outcome.'
   ),
   retry_after_s OPTIONS (
-    description='Seconds the provider asked to wait before retrying. Integer 0 .. 86,400.'
+    description='Seconds the provider asked to wait before retrying. Integer 0 .. 86,400, 3 significant digits.'
   ),
   blocked_runs OPTIONS (
     description='Runs blocked waiting on this provider lane. Integer 0 .. 60.'

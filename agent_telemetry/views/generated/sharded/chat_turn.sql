@@ -18,7 +18,7 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.chat_turn` (
     description='Error class of a turn that failed. One of: capacity, busy, deadline, guard_unavailable, upstream, run_limit, internal.'
   ),
   duration_ms OPTIONS (
-    description='Turn wall time in milliseconds. Integer 0 .. 3,600,000.'
+    description='Turn wall time in milliseconds. Integer 0 .. 3,600,000, 3 significant digits.'
   ),
   model_calls OPTIONS (
     description='Model calls the turn made. Integer 0 .. 200.'

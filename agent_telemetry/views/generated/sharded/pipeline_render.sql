@@ -12,10 +12,10 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_render` (
     description='Render lane: part of a pipeline run, or a theme toggle. One of: run, toggle.'
   ),
   slot_wait_ms OPTIONS (
-    description='Milliseconds waited for a render slot. Integer 0 .. 120,000.'
+    description='Milliseconds waited for a render slot. Integer 0 .. 120,000, 3 significant digits.'
   ),
   render_ms OPTIONS (
-    description='Render wall time in milliseconds. Integer 0 .. 600,000.'
+    description='Render wall time in milliseconds. Integer 0 .. 600,000, 3 significant digits.'
   ),
   passed OPTIONS (
     description='Whether the rendered output passed its checks.'

@@ -1,0 +1,78 @@
+"""The fast path of the load: DuckDB reads and judges a plain JSON-lines file in SQL.
+
+A file qualifies when DuckDB can read its lines exactly as ``_source`` and ``_load_scan``
+would split them: an uncompressed UTF-8 file without a byte-order mark, in JSON lines.
+DuckDB's CSV reader splits it into lines in parallel (one column, no quoting), and
+``_judge_sql`` judges each line. The lines it leaves to Python are judged by
+``_load_scan`` and ``_judge`` from their text, as the slow path judges every line.
+
+DuckDB refuses the whole file rather than guess (invalid UTF-8, a carriage return, a
+line longer than its buffer): the file then takes the slow path. Either way the rows
+land in the staging table, and ``_load`` finishes the file the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+
+from agent_telemetry.warehouse._judge_sql import PYTHON, JudgeSql
+from agent_telemetry.warehouse._load_scan import Kind
+from agent_telemetry.warehouse._source import LogInput
+
+STAGED = "_agent_telemetry_staged"
+# Each line as one VARCHAR: no delimiter, quote or escape a line can hold, LF only.
+_READER = (
+    "read_csv($path, columns = {'line': 'VARCHAR'}, header = false, auto_detect = false, "
+    "delim = '\\x01', quote = '', escape = '', new_line = '\\n')"
+)
+_KINDS = {kind.value: kind for kind in Kind}
+
+
+def opened(log: LogInput) -> Path:
+    """The file ``log`` opened, by its descriptor: DuckDB reads that file, even when its
+    path names another one by now (a file replaced while the load runs)."""
+    return Path(f"/proc/self/fd/{log.fileno()}")
+
+
+def qualifies(log: LogInput) -> bool:
+    """Whether DuckDB reads this file's lines as ``_source`` hands them on."""
+    return (
+        log.layout == "lines"
+        and not log.gzip
+        and log.encoding.name == "utf-8"
+        and not log.encoding.bom
+        and opened(log).is_file()
+    )
+
+
+class FastJudge:
+    """Stage a file's SQL-judged rows; one per load (the statement is built once)."""
+
+    def __init__(self, keep: frozenset[str]) -> None:
+        self._insert = f"INSERT INTO {STAGED} BY NAME {JudgeSql(keep).statement(_READER)}"
+
+    def stage(self, con: duckdb.DuckDBPyConnection, log: LogInput) -> dict[Kind, int] | None:
+        """Judge the file into the staging table: the records by kind, not counting the
+        lines left to Python (``python_lines``). None when DuckDB cannot read the file
+        exactly; the staging table is then left empty, for the slow path."""
+        try:
+            con.execute(self._insert, {"path": str(opened(log))})
+        except (duckdb.InvalidInputException, duckdb.IOException):
+            con.execute(f"DELETE FROM {STAGED}")
+            return None
+        rows = con.execute(
+            f"SELECT kind, count(*) FROM {STAGED} WHERE kind NOT IN ('blank', '{PYTHON}') "
+            "GROUP BY kind"
+        ).fetchall()
+        return {_KINDS[kind]: count for kind, count in rows}
+
+
+def python_lines(con: duckdb.DuckDBPyConnection) -> Iterator[bytes]:
+    """The staged lines left to Python, as the file holds them (UTF-8)."""
+    cursor = con.execute(f"SELECT line FROM {STAGED} WHERE kind = ?", [PYTHON])
+    while rows := cursor.fetchmany(4096):
+        for (line,) in rows:
+            yield line.encode("utf-8")

@@ -1,0 +1,183 @@
+"""The built manual, read in headless chromium as a newcomer reads it.
+
+The site is built once per session (``mkdocs build --strict``, as ``make docs`` does) and
+opened as files, which is how ``site/index.html`` is read without a server, and once over a
+local server for search. Every page: no console error; no code block or table wider than
+the column unless it scrolls (and at 1280 px, none of the example blocks that were clipped
+before); identifiers in table cells on one line; every internal link and anchor resolves.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from tests.browser import DESKTOP, PHONE, file_url, visit
+from tests.docs.blocks import REPO
+
+# Boxes wider than their column that do not scroll: what a reader cannot see. Run in the
+# page, so it measures what chromium laid out.
+CLIPPED_JS = """
+() => {
+  // The content area: Material lets table scrollers reach into its padding on purpose.
+  const column = document.querySelector('.md-content').getBoundingClientRect();
+  const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  const found = [];
+  for (const el of document.querySelectorAll('.md-typeset pre > code, .md-typeset__scrollwrap')) {
+    const box = el.getBoundingClientRect();
+    if (box.right > column.right + 1) found.push('sticks out: ' + el.textContent.slice(0, 40));
+    if (el.scrollWidth > el.clientWidth + 1 && !scrolls(el))
+      found.push('clipped: ' + el.textContent.slice(0, 40));
+  }
+  return found;
+}
+"""
+# An identifier in a table cell broken over two lines (`pipeline_ru` / `n`).
+BROKEN_JS = """
+() => Array.from(document.querySelectorAll('.md-typeset table code'))
+  .filter((el) => el.getClientRects().length > 1)
+  .map((el) => el.textContent)
+"""
+# At 1280 px a code block of up to 100 characters a line (this repository's line length)
+# fits the column without scrolling; 73 of 111 were cut at the old 680 px column.
+MUST_FIT_CHARS = 100
+SCROLLING_JS = """
+(limit) => Array.from(document.querySelectorAll('.md-typeset pre > code'))
+  .filter((el) => Math.max(...el.textContent.split('\\n').map((l) => l.length)) <= limit)
+  .filter((el) => el.scrollWidth > el.clientWidth + 1)
+  .map((el) => el.textContent.slice(0, 60))
+"""
+LINKS_JS = "() => Array.from(document.querySelectorAll('a[href]')).map((a) => a.href)"
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    subprocess.run(
+        [str(mkdocs), "build", "--strict", "-q", "-d", str(out)],
+        cwd=REPO,
+        check=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    return out
+
+
+def _pages(site: Path) -> list[Path]:
+    return sorted(p for p in site.glob("*.html") if p.name != "404.html")
+
+
+def test_the_site_has_a_page_for_every_page_of_the_manual(site: Path) -> None:
+    sources = {p.stem for p in (REPO / "docs").glob("*.md")}
+    assert {p.stem for p in _pages(site)} == sources
+
+
+def test_every_page_opens_as_a_file_with_no_console_error_and_no_request_out(
+    site: Path, browser: Any
+) -> None:
+    problems = {}
+    for page in _pages(site):
+        with visit(browser, file_url(page)) as seen:
+            bad = seen.console_errors + seen.page_errors + seen.remote_requests()
+            if bad:
+                problems[page.name] = bad
+    assert problems == {}
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "phone"])
+def test_no_code_block_or_table_is_clipped_and_no_identifier_breaks(
+    site: Path, browser: Any, viewport: dict[str, int]
+) -> None:
+    clipped, broken = {}, {}
+    for page in _pages(site):
+        with visit(browser, file_url(page), viewport) as seen:
+            if found := seen.page.evaluate(CLIPPED_JS):
+                clipped[page.name] = found
+            if found := seen.page.evaluate(BROKEN_JS):
+                broken[page.name] = found
+    assert clipped == {}
+    assert broken == {}
+
+
+def test_at_1280px_every_block_of_up_to_100_characters_a_line_fits(
+    site: Path, browser: Any
+) -> None:
+    scrolling = {}
+    for page in _pages(site):
+        with visit(browser, file_url(page), DESKTOP) as seen:
+            if found := seen.page.evaluate(SCROLLING_JS, MUST_FIT_CHARS):
+                scrolling[page.name] = found
+    assert scrolling == {}
+
+
+def _anchors(page: Path) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
+
+
+def test_every_internal_link_and_anchor_resolves(site: Path, browser: Any) -> None:
+    anchors = functools.cache(_anchors)
+    dead = []
+    for page in _pages(site):
+        with visit(browser, file_url(page)) as seen:
+            links = seen.page.evaluate(LINKS_JS)
+        for link in links:
+            parts = urlsplit(link)
+            if parts.scheme != "file":
+                continue
+            target = Path(unquote(parts.path))
+            if target.is_dir():
+                dead.append(f"{page.name} -> {link} (a folder: a file:// reader gets a listing)")
+            elif not target.is_file():
+                dead.append(f"{page.name} -> {link}")
+            elif (
+                parts.fragment
+                and target.suffix == ".html"
+                and unquote(parts.fragment) not in anchors(target)
+            ):
+                dead.append(f"{page.name} -> {link} (no such anchor)")
+    assert dead == []
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def served(site: Path) -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.parametrize("how", ["served", "file"])
+def test_search_finds_dedupe(site: Path, served: str, browser: Any, how: str) -> None:
+    url = f"{served}/index.html" if how == "served" else file_url(site / "index.html")
+    with visit(browser, url) as seen:
+        seen.page.click("input.md-search__input")
+        seen.page.keyboard.type("dedupe", delay=20)
+        seen.page.wait_for_function(
+            "() => /[0-9]+ matching/.test("
+            "document.querySelector('.md-search-result__meta').textContent)",
+            timeout=30_000,
+        )
+        titles = seen.page.locator(".md-search-result__item").all_inner_texts()
+        assert any("dedupe" in title for title in titles)
+        assert seen.console_errors == []
+        assert seen.remote_requests(served) == []

@@ -1,0 +1,170 @@
+"""Capacity, counted: the figures of the issue, exact counting after rounding, and the
+one function every reader (rules, lock, check, dictionary) calls."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_telemetry.errors import SchemaRuleError
+from agent_telemetry.schema import catalogue
+from agent_telemetry.schema.capacity import (
+    EVENT_BUDGET_BITS,
+    event_capacity,
+    is_exact,
+    round_significant,
+    round_with,
+    rounded_values,
+    show_bits,
+    step_table,
+    tenths,
+)
+from agent_telemetry.schema.lock import build_lock
+from agent_telemetry.schema.spec import EventSpec
+from tests.schema.attacks import define, event
+
+
+def _exact(spec: EventSpec) -> EventSpec:
+    """The event as it was before the precision change: every int exact."""
+    fields = tuple(dataclasses.replace(f, precision=None) for f in spec.fields)
+    return dataclasses.replace(spec, fields=fields)
+
+
+def test_the_issues_figures_before_the_precision_change() -> None:
+    # log2 of each field's domain, +1 value when optional: the table in issue 23.
+    bits = {s.name: event_capacity(_exact(s)).bits for s in catalogue()}
+    assert bits == {
+        "pipeline_run": "75.3",
+        "chat_turn": "43.2",
+        "pipeline_render": "41.2",
+        "provider_status": "27.7",
+    }
+    run = event_capacity(_exact(next(s for s in catalogue() if s.name == "pipeline_run")))
+    assert [f.bits for f in run.fields if f.name.endswith("_ms")] == ["21.8", "21.8"]
+
+
+def test_the_catalogue_after_the_precision_change() -> None:
+    bits = {s.name: event_capacity(s).bits for s in catalogue()}
+    assert bits == {
+        "pipeline_run": "55.7",
+        "chat_turn": "33.4",
+        "pipeline_render": "28.3",
+        "provider_status": "22.7",
+    }
+    run = event_capacity(next(s for s in catalogue() if s.name == "pipeline_run"))
+    # 0..999, then 900 values a decade, then 1,000,000..3,600,000 by 10,000; and absent.
+    assert run.field("duration_ms") is not None
+    assert run.field("duration_ms").values == 1000 + 3 * 900 + 261 + 1  # type: ignore[union-attr]
+
+
+def test_the_lock_records_the_same_figures() -> None:
+    lock = build_lock(catalogue())
+    for spec in catalogue():
+        entry = lock.events[spec.name][spec.schema_version]
+        capacity = event_capacity(spec)
+        assert entry.capacity_bits == float(capacity.bits)
+        assert entry.capacity_values == capacity.values
+        for locked, counted in zip(entry.fields, capacity.fields, strict=True):
+            assert (locked.values, locked.bits) == (counted.values, float(counted.bits))
+
+
+@given(st.integers(min_value=1, max_value=2**70))
+def test_tenths_are_log2_rounded_to_nearest(values: int) -> None:
+    exact = 10 * math.log2(values)
+    got = tenths(values)
+    assert abs(got - exact) <= 0.5 + 1e-9
+    if abs(exact - round(exact)) > 1e-6 and abs(exact % 1 - 0.5) > 1e-6:
+        assert got == round(exact)
+
+
+def test_tenths_at_powers_of_two_are_exact() -> None:
+    for k in range(0, 80):
+        assert tenths(2**k) == 10 * k
+        assert show_bits(tenths(2**k)) == f"{k}.0"
+
+
+def _reference(value: int, digits: int) -> int:
+    """Significant-digit rounding, half away from zero, by decimal arithmetic."""
+    if value == 0:
+        return 0
+    d = Decimal(abs(value))
+    exponent = d.adjusted() - digits + 1
+    if exponent <= 0:
+        return value
+    rounded = int(d.scaleb(-exponent).quantize(Decimal(1), ROUND_HALF_UP).scaleb(exponent))
+    return rounded if value > 0 else -rounded
+
+
+@given(st.integers(min_value=-(2**53), max_value=2**53), st.integers(min_value=1, max_value=15))
+def test_rounding_matches_decimal_arithmetic(value: int, digits: int) -> None:
+    assert round_significant(value, digits) == _reference(value, digits)
+    if value >= 10**digits:
+        assert round_with(value, step_table(digits)) == _reference(value, digits)
+
+
+@pytest.mark.parametrize(
+    ("value", "rounded"),
+    [
+        (999, 999),
+        (1234, 1230),
+        (1235, 1240),
+        (9995, 10_000),
+        (3_599_999, 3_600_000),
+        (-1235, -1240),
+    ],
+)
+def test_rounding_at_the_edges(value: int, rounded: int) -> None:
+    assert round_significant(value, 3) == rounded
+
+
+@given(
+    st.integers(min_value=-3000, max_value=3000),
+    st.integers(min_value=0, max_value=6000),
+    st.integers(min_value=1, max_value=3),
+)
+def test_rounded_values_are_counted_exactly(ge: int, width: int, digits: int) -> None:
+    le = ge + width
+    ge, le = round_significant(ge, digits), round_significant(le, digits)
+    assert is_exact(ge, digits)
+    assert is_exact(le, digits)
+    brute = {round_significant(v, digits) for v in range(ge, le + 1)}
+    assert all(ge <= v <= le for v in brute)  # rounding never leaves exact bounds
+    assert rounded_values(ge, le, digits) == len(brute)
+
+
+def test_no_precision_counts_every_value() -> None:
+    assert rounded_values(-5, 5, None) == 11
+
+
+def test_an_event_of_exactly_64_bits_is_accepted_and_one_bit_more_is_not() -> None:
+    fields = "\n".join(
+        f'f{i:02d}: bool = Field(strict=True, description="Bit {i}.")' for i in range(64)
+    )
+    model = define(event(fields))
+    assert event_capacity(model.spec()).bits == f"{EVENT_BUDGET_BITS}.0"  # type: ignore[attr-defined]
+    with pytest.raises(SchemaRuleError) as caught:
+        define(event(fields + '\nextra: bool = Field(strict=True, description="One more.")'))
+    assert caught.value.rule == "EVENT_CAPACITY"
+    assert caught.value.detail.startswith("attack_event can say 65.0 bits per line")
+
+
+def test_the_budget_refusal_names_the_fields_that_carry_the_most() -> None:
+    source = event(
+        """
+        a: int | None = count(0, 9_999_999, "A.", waiver="w")
+        b: int | None = count(0, 9_999_999, "B.", waiver="w")
+        c: int | None = count(0, 9_999_999, "C.", waiver="w")
+        small: bool | None = flag("Small.")
+        """
+    )
+    with pytest.raises(SchemaRuleError) as caught:
+        define(source)
+    assert caught.value.detail == (
+        "attack_event can say 71.3 bits per line, over the budget of 64; the fields that "
+        "carry the most: a (23.3), b (23.3), c (23.3). Bucket or round them, or split the event"
+    )

@@ -1,0 +1,115 @@
+"""CAPACITY_GROWTH: an event version that can say more than the base lock's fails, and
+only a data review the base does not have yet, for at least the new capacity, clears it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_telemetry.schema.compat import Change, apply_exceptions, compare
+from agent_telemetry.schema.lock import SchemaLock, parse_lock
+from tests.schema.copies import LockData, Mutation, field, fields, mutated, real_lock_data
+
+BASE = parse_lock(real_lock_data())
+
+
+def growth(current: SchemaLock, base: SchemaLock = BASE) -> list[Change]:
+    return [c for c in compare(base, current) if c.rule == "CAPACITY_GROWTH"]
+
+
+def _add_field(d: LockData) -> None:
+    new = dict(field(d, "pipeline_run", "queue_position"), name="retries")
+    fields(d, "pipeline_run").append(new)
+
+
+def _review(bits: float, reference: str = "issue 30") -> Mutation:
+    def mutate(d: LockData) -> None:
+        _add_field(d)
+        entry: dict[str, Any] = d["events"]["pipeline_run"]["1"]
+        entry.setdefault("data_reviews", []).append(
+            {"reference": reference, "reason": "lane health needs it", "bits": bits}
+        )
+
+    return mutate
+
+
+def test_a_new_field_is_growth_naming_the_bits_and_the_field() -> None:
+    (change,) = growth(mutated(_add_field))
+    assert (change.classification, change.event, change.version) == ("breaking", "pipeline_run", 1)
+    assert change.detail == (
+        "capacity grew from 55.7 bits to 61.6 bits per line (retries new, 0.0 -> 6.0)"
+    )
+
+
+def test_a_review_for_the_new_capacity_clears_it() -> None:
+    (change,) = growth(mutated(_review(61.6)))
+    assert change.classification == "addition"
+    assert "data review issue 30 approves 61.6 bits (reason: lane health needs it)" in change.detail
+    assert apply_exceptions([change]).ok
+
+
+def test_a_review_for_fewer_bits_than_the_growth_does_not_clear_it() -> None:
+    (change,) = growth(mutated(_review(61.5)))
+    assert change.classification == "breaking"
+
+
+def test_a_review_the_base_already_has_does_not_clear_a_new_growth() -> None:
+    base = mutated(_review(64.0))  # reviewed once, for up to 64 bits
+
+    def wider(d: LockData) -> None:
+        _review(64.0)(d)
+        field(d, "pipeline_run", "retries")["le"] = 120  # grows again, same review
+
+    (change,) = growth(mutated(wider), base)
+    assert change.classification == "breaking"
+    assert "retries 6.0 -> 6.9" in change.detail
+
+
+def test_a_new_event_is_growth_from_nothing() -> None:
+    def add(d: LockData) -> None:
+        d["events"]["cache_lookup"] = d["events"]["provider_status"]
+
+    (change,) = growth(mutated(add))
+    assert change.event == "cache_lookup"
+    assert change.detail.startswith("capacity grew from nothing (a new event) to 22.7 bits")
+
+
+def test_wider_sets_bounds_and_more_digits_are_growth() -> None:
+    def member(d: LockData) -> None:
+        field(d, "pipeline_run", "lane")["members"].append("enterprise")
+
+    def bound(d: LockData) -> None:
+        field(d, "pipeline_run", "attempts")["le"] = 5
+
+    def digits(d: LockData) -> None:
+        field(d, "pipeline_run", "duration_ms")["precision"] = 4
+
+    def exact(d: LockData) -> None:
+        del field(d, "pipeline_run", "duration_ms")["precision"]
+
+    for mutation, grown in (
+        (member, "lane 1.6 -> 2.0"),
+        (bound, "attempts 2.0 -> 2.8"),
+        (digits, "duration_ms 12.0 -> 14.9"),
+        (exact, "duration_ms 12.0 -> 21.8"),
+    ):
+        (change,) = growth(mutated(mutation))
+        assert grown in change.detail, change.detail
+
+
+def test_narrowing_and_fewer_digits_are_no_growth() -> None:
+    def narrower(d: LockData) -> None:
+        field(d, "pipeline_run", "attempts")["le"] = 1
+        field(d, "pipeline_run", "duration_ms")["precision"] = 2
+
+    assert growth(mutated(narrower)) == []
+
+
+def test_a_new_version_is_measured_against_the_version_before() -> None:
+    def bump(d: LockData) -> None:
+        d["events"]["provider_status"]["2"] = d["events"]["provider_status"]["1"]
+
+    assert growth(mutated(bump)) == []
+
+
+def test_a_first_lock_is_the_baseline() -> None:
+    assert growth(mutated(lambda d: None), SchemaLock()) == []

@@ -1,0 +1,121 @@
+"""The load's two judges give the same table: DuckDB's SQL (``_judge_sql``) and Python's
+(``_judge``), over the same hostile lines (tests/warehouse/two_paths_corpus.py).
+
+Each file is loaded twice, fast (SQL judges what it reads exactly, Python the lines it
+flags) and slow (Python judges every line); the tables must be equal byte for byte
+after ordering, and every count of the report equal. The corpus must exercise both
+halves: many telemetry rows judged in SQL, and lines of every odd kind left to Python.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from agent_telemetry.warehouse._load import (
+    SINK_TABLE,
+    FileLoad,
+    _Staging,
+    create_sink,
+    load_logs,
+)
+from agent_telemetry.warehouse._load_fast import STAGED, qualifies
+from agent_telemetry.warehouse._source import LogInput
+from tests.warehouse.corpus import corpus
+from tests.warehouse.two_paths_corpus import duplicated_entries, hostile_lines
+
+FILES = {
+    "two-hostile.jsonl": hostile_lines(26, 4000),
+    "two-hostile-small.jsonl": hostile_lines(7, 300),
+    "two-duplicates.jsonl": duplicated_entries(3, 500),
+    # files DuckDB refuses whole (the slow path takes them): never wrong, only slower
+    "two-crlf.jsonl": hostile_lines(8, 200).replace(b"\n", b"\r\n"),
+    "two-invalid-utf8.jsonl": hostile_lines(9, 200) + b'{"event": "chat_turn", "x": "\xff"}\n',
+    "two-no-final-newline.jsonl": hostile_lines(10, 200).rstrip(b"\n"),
+}
+
+
+def _table(con: duckdb.DuckDBPyConnection) -> list[tuple[str, ...]]:
+    """Every row as DuckDB writes its values, ordered."""
+    return sorted(
+        con.execute(
+            "SELECT CAST(jsonPayload AS VARCHAR), CAST(timestamp AS VARCHAR), "
+            f"CAST(insertId AS VARCHAR) FROM {SINK_TABLE}"
+        ).fetchall(),
+        key=repr,
+    )
+
+
+def _load(paths: list[Path], *, fast: bool) -> tuple[tuple[FileLoad, ...], list[tuple[str, ...]]]:
+    with duckdb.connect() as con:
+        con.execute("SET TimeZone = 'UTC'")
+        report = load_logs(con, paths, fast=fast)
+        return report.files, _table(con)
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    directory = tmp_path_factory.mktemp("two-paths")
+    paths = {}
+    for name, data in FILES.items():
+        paths[name] = directory / name
+        paths[name].write_bytes(data)
+    for item in corpus():
+        assert item.name not in paths
+        paths[item.name] = directory / item.name
+        paths[item.name].write_bytes(item.data)
+    return paths
+
+
+def _staged_kinds(path: Path) -> Counter[str] | None:
+    """What the fast path decides in SQL for each line, or None when it refuses."""
+    with duckdb.connect() as con, LogInput(path) as log:
+        staging = _Staging(con, SINK_TABLE, create_sink(con), fast=True)
+        assert staging.fast is not None
+        if not qualifies(log) or staging.fast.stage(con, log) is None:
+            return None
+        return Counter(
+            dict(con.execute(f"SELECT kind, count(*) FROM {STAGED} GROUP BY kind").fetchall())
+        )
+
+
+@pytest.mark.parametrize("name", [*FILES, *(item.name for item in corpus())])
+def test_both_judges_give_the_same_table_and_counts(name: str, written: dict[str, Path]) -> None:
+    fast_files, fast_rows = _load([written[name]], fast=True)
+    slow_files, slow_rows = _load([written[name]], fast=False)
+    assert fast_files == slow_files
+    assert fast_rows == slow_rows
+
+
+def test_both_judges_agree_across_files_on_duplicates(
+    written: dict[str, Path], tmp_path: Path
+) -> None:
+    """Duplicates are counted across the files of one load, whichever path each took."""
+    again = tmp_path / "exported-again.jsonl"  # the same entries in another file
+    again.write_bytes(written["two-duplicates.jsonl"].read_bytes())
+    paths = [written["two-duplicates.jsonl"], written["sink-duplicates.json"], again]
+    paths.append(written["two-crlf.jsonl"])
+    fast = _load(paths, fast=True)
+    assert fast == _load(paths, fast=False)
+    assert fast[0][2].duplicates == fast[0][2].loaded > 0
+
+
+def test_the_corpus_exercises_both_judges(written: dict[str, Path]) -> None:
+    kinds = _staged_kinds(written["two-hostile.jsonl"])
+    assert kinds is not None
+    assert kinds["telemetry"] > 1000  # judged in SQL
+    assert kinds["python"] > 500  # left to Python
+    assert kinds["text"]
+    assert kinds["other_json"]
+    assert kinds["blank"]
+    assert kinds["oversized"]
+
+
+@pytest.mark.parametrize("name", ["two-crlf.jsonl", "two-invalid-utf8.jsonl"])
+def test_a_file_duckdb_cannot_read_exactly_takes_the_slow_path(
+    name: str, written: dict[str, Path]
+) -> None:
+    assert _staged_kinds(written[name]) is None
