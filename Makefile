@@ -16,7 +16,7 @@ EMU_REQUIREMENTS := tests/deploy/bigquery/emulator-requirements.txt
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,cli,bigquery,analyze,docs]'
+	$(BIN)/pip install --quiet -e '.[dev,cli,bigquery,analyze,docs,report]'
 	touch $(STAMP)
 
 $(EMU_STAMP): $(EMU_REQUIREMENTS)

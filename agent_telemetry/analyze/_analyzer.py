@@ -1,6 +1,6 @@
 """Analyze GoogleSQL statements against a catalog, with settings close to BigQuery's.
 
-Settings (``_options``):
+Settings (``settings``):
 - every released language feature (``maximum_features``), plus view column
   ``OPTIONS(description=...)`` (off by default in ZetaSQL, used by every generated view),
   minus JSON equality (BigQuery cannot compare JSON values);
@@ -77,7 +77,8 @@ class _Settings:
 
 
 @cache
-def _options(service: Runtime) -> _Settings:
+def settings(service: Runtime) -> _Settings:
+    """The analyzer's and built-in functions' options for ``service`` (made once)."""
     features = language.LanguageFeature
     options = service.call(
         "GetLanguageOptions",
@@ -108,14 +109,14 @@ def _options(service: Runtime) -> _Settings:
         ("privacy_policy", type_proto("STRING")),
     ):
         allowed.option.add(name=name, type=kind)
-    settings = analyzer_options.AnalyzerOptionsProto(
+    analyzer = analyzer_options.AnalyzerOptionsProto(
         language_options=options,
         error_message_mode=language.ErrorMessageMode.ERROR_MESSAGE_ONE_LINE,
         default_timezone="UTC",
         allowed_hints_and_options=allowed,
     )
     builtin = analyzer_options.ZetaSQLBuiltinFunctionOptionsProto(language_options=options)
-    return _Settings(settings, builtin)
+    return _Settings(analyzer, builtin)
 
 
 def _labels_type() -> TypeProto:
@@ -172,7 +173,7 @@ class Analyzer:
 
     def __init__(self, catalog: CatalogTree, service: Runtime | None = None) -> None:
         self._service = runtime() if service is None else service
-        self._settings = _options(self._service)
+        self._settings = settings(self._service)
         request = local_service.RegisterCatalogRequest(
             simple_catalog=catalog.proto(self._settings.builtin_functions)
         )

@@ -41,10 +41,9 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from agent_telemetry.analyze._errors import INSTALL_HINT, AnalyzerUnavailable
 from agent_telemetry.errors import AgentTelemetryError
@@ -60,6 +59,7 @@ try:
     from zetasql.wasi._pb2.zetasql.public import parse_resume_location_pb2 as resume
     from zetasql.wasi._pb2.zetasql.public import simple_table_pb2 as simple_table
     from zetasql.wasi._pb2.zetasql.public import type_pb2 as types
+    from zetasql.wasi._pb2.zetasql.public import value_pb2 as values
     from zetasql.wasi._pb2.zetasql.resolved_ast import resolved_node_kind_pb2 as node_kind
 except ImportError as exc:  # the extra is not installed (or one of its wheels is broken)
     missing = (exc.name or "zetasql").partition(".")[0]
@@ -72,6 +72,7 @@ __all__ = [
     "ZETASQL_VERSION",
     "AnalyzerServerError",
     "CacheInfo",
+    "CompileNotice",
     "NoResponse",
     "Runtime",
     "analyzer_options",
@@ -84,6 +85,7 @@ __all__ = [
     "simple_catalog",
     "simple_table",
     "types",
+    "values",
 ]
 
 ZETASQL_VERSION = "0.1.5"
@@ -98,6 +100,8 @@ _EXPORTS = (
     "wasm_get_last_error_size",
 )
 _METHODS = ("Analyze", "GetLanguageOptions", "RegisterCatalog", "UnregisterCatalog")
+# GoogleSQL's reference implementation (``_evaluate``): looked up when first called.
+_EVALUATE_METHODS = ("EvaluateQuery", "UnprepareQuery")
 _SIZE_T = 4  # wasm32
 _NULL = 0
 
@@ -211,8 +215,16 @@ class CacheInfo:
     seconds: float
 
 
+class CompileNotice(Protocol):
+    """Told when the analyzer must be compiled (``seconds`` None, before it starts) and
+    when that is done (``seconds`` it took): a first start is otherwise silent for a
+    minute."""
+
+    def __call__(self, seconds: float | None, path: Path) -> None: ...
+
+
 def _load_module(
-    engine: wasmtime.Engine, wasm: Path, directory: Path
+    engine: wasmtime.Engine, wasm: Path, directory: Path, notice: CompileNotice | None = None
 ) -> tuple[Any, Path, bool, bool]:
     key = hashlib.sha256(
         "|".join(
@@ -229,18 +241,25 @@ def _load_module(
     if compiled.is_file() and _trusted(compiled):
         with contextlib.suppress(wasmtime.WasmtimeError):  # another engine's build: compile
             return wasmtime.Module.deserialize_file(engine, str(compiled)), compiled, True, False
+    if notice is not None:
+        notice(None, compiled)
+    started = time.perf_counter()
     module = wasmtime.Module.from_file(engine, str(wasm))
     try:
         _write_atomically(directory, compiled, module.serialize())
     except OSError:  # a read-only home: slow next time, still works
-        return module, compiled, False, False
-    return module, compiled, False, True
+        written = False
+    else:
+        written = True
+    if notice is not None:
+        notice(time.perf_counter() - started, compiled)
+    return module, compiled, False, written
 
 
 class _Client:
     """An instance of zetasql.wasm and its calling convention (see the module docstring)."""
 
-    def __init__(self, wasm: Path, directory: Path) -> None:
+    def __init__(self, wasm: Path, directory: Path, notice: CompileNotice | None = None) -> None:
         started = time.perf_counter()
         wasi = wasmtime.WasiConfig()
         wasi.inherit_stdout()
@@ -250,7 +269,7 @@ class _Client:
         config = wasmtime.Config()
         config.shared_memory = True  # the module imports a shared memory
         engine = wasmtime.Engine(config)
-        module, path, hit, written = _load_module(engine, wasm, directory)
+        module, path, hit, written = _load_module(engine, wasm, directory, notice)
         self._store = wasmtime.Store(engine)
         self._store.set_wasi(wasi)
         linker = wasmtime.Linker(engine)
@@ -270,7 +289,7 @@ class _Client:
         self.cache = CacheInfo(path, hit, written, time.perf_counter() - started)
 
     def _function(self, name: str) -> Any:
-        function = self._exports[name]
+        function = self._exports.get(name)
         if not isinstance(function, wasmtime.Func):
             raise AnalyzerUnavailable(f"zetasql.wasm's {name} is not a function; {INSTALL_HINT}")
         return lambda *args: function(self._store, *args)
@@ -324,9 +343,11 @@ class _Client:
 class Runtime:
     """One running analyzer service (a WASM instance: one thread at a time)."""
 
-    def __init__(self, directory: Path | None = None) -> None:
+    def __init__(self, directory: Path | None = None, notice: CompileNotice | None = None) -> None:
         _check_pinned()
-        self._client: _Client | None = _Client(Path(get_wasm_path()), directory or cache_dir())
+        self._client: _Client | None = _Client(
+            Path(get_wasm_path()), directory or cache_dir(), notice
+        )
         self.cache: CacheInfo = self._client.cache
 
     def close(self) -> None:
@@ -337,7 +358,7 @@ class Runtime:
     def call(self, method: str, request: Any, response_type: type[Message]) -> Message:
         """``ZetaSqlLocalService_<method>`` with a protobuf request; the parsed response.
         (``UnregisterCatalog`` answers ``google.protobuf.Empty``: ask for ``NoResponse``.)"""
-        if method not in _METHODS:
+        if method not in _METHODS + _EVALUATE_METHODS:
             raise ValueError(f"not a method this client checked at start: {method}")
         if self._client is None:
             raise AnalyzerUnavailable("the analyzer was closed")
@@ -347,9 +368,14 @@ class Runtime:
         return response
 
 
-@cache
-def runtime() -> Runtime:
-    """The process's analyzer service, started on first use, closed at exit."""
-    service = Runtime()
-    atexit.register(service.close)
-    return service
+_STARTED: list[Runtime] = []
+
+
+def runtime(notice: CompileNotice | None = None) -> Runtime:
+    """The process's analyzer service, started on first use (``notice`` is told if that
+    start compiles), closed at exit."""
+    if not _STARTED:
+        service = Runtime(notice=notice)
+        atexit.register(service.close)
+        _STARTED.append(service)
+    return _STARTED[0]

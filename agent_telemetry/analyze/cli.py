@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from agent_telemetry.analyze._limits import DEFAULT_SAMPLE, MAX_SAMPLE, RUN_LAYOUT
 from agent_telemetry.views.cli_options import config_option
 
 if TYPE_CHECKING:
@@ -71,9 +72,30 @@ def _layout(config: DeploymentConfig, layout: str | None) -> Layout:
     help="The committed view SQL (default: where `views build` writes it: [views] dir "
     "of the config, else the package's generated/ folder).",
 )
+@click.option(
+    "--run",
+    "database",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also answer the query with GoogleSQL's reference implementation on a sample of "
+    "the sink table in this DuckDB file (`preview LOGS --db FILE` writes it). Slow: for "
+    "small samples only.",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(1, MAX_SAMPLE),
+    default=DEFAULT_SAMPLE,
+    show_default=True,
+    help="With --run: how many sink rows (the earliest) the answer is computed on.",
+)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 def analyze_command(
-    config_path: Path | None, layout: str | None, sql_dir: Path | None, files: tuple[Path, ...]
+    config_path: Path | None,
+    layout: str | None,
+    sql_dir: Path | None,
+    database: Path | None,
+    sample: int,
+    files: tuple[Path, ...],
 ) -> None:
     """Check an SQL file against the views with GoogleSQL's analyzer.
 
@@ -83,14 +105,62 @@ def analyze_command(
     statements print their output columns and types; the first rejected one prints the
     analyzer's message with line and column. Exit 0 when every statement is accepted,
     1 otherwise. Needs the [analyze] extra.
+
+    With --run, a file holding one query is then evaluated by GoogleSQL's reference
+    implementation on a sample of local rows: what BigQuery would answer on those rows.
     """
     from agent_telemetry.analyze import AnalyzerRejected, AnalyzerUnavailable
 
+    if database is not None and layout not in (None, RUN_LAYOUT):
+        raise click.BadParameter(
+            f"--run answers on the local sink, which has the {RUN_LAYOUT} layout",
+            param_hint="--layout",
+        )
     try:
-        exit_code = _run(config_path, layout, sql_dir, files)
+        exit_code = _run(config_path, RUN_LAYOUT if database else layout, sql_dir, files)
+        if exit_code == 0 and database is not None:
+            _answer(config_path, database, sample, files)
     except (AnalyzerUnavailable, AnalyzerRejected) as exc:
         raise click.ClickException(str(exc)) from None
     raise SystemExit(exit_code)
+
+
+def _compile_notice(seconds: float | None, path: Path) -> None:
+    """The first start on a machine compiles the analyzer: say so, then how long it took."""
+    if seconds is None:
+        click.echo(
+            "compiling GoogleSQL's analyzer (once per machine, about a minute)...",
+            nl=False,
+            err=True,
+        )
+    else:
+        click.echo(f" done in {seconds:.1f} s, cached in {path.parent}", err=True)
+
+
+def _answer(config_path: Path | None, database: Path, sample: int, files: tuple[Path, ...]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from agent_telemetry.analyze._run import run_query, sample_rows
+    from agent_telemetry.analyze._runtime import runtime
+    from agent_telemetry.config import DEFAULT_SINK_TABLE
+    from agent_telemetry.project import resolve_project
+
+    if len(files) != 1:
+        raise click.UsageError("--run answers one query: give one FILE")
+    config = resolve_project(config_path).config
+    rows = sample_rows(database, DEFAULT_SINK_TABLE, sample)
+    click.echo(
+        f"GoogleSQL's reference implementation on {len(rows.rows)} sink rows of {database} "
+        f"(the earliest; --sample {sample}):"
+    )
+    click.echo("what BigQuery would answer on these rows only. Slow: for small samples.")
+    result = run_query(config, _read(files[0]), rows, runtime())
+    table = Table(*(f"{c.name}\n{c.type}" for c in result.columns), show_lines=False)
+    for row in result.rows:
+        table.add_row(*("NULL" if v is None else str(v) for v in row))
+    Console(soft_wrap=False).print(table, overflow="fold")
+    click.echo(f"{len(result.rows)} row(s)")
 
 
 def _run(
@@ -100,7 +170,7 @@ def _run(
     from agent_telemetry.config import ConfigError
     from agent_telemetry.project import resolve_project
 
-    runtime()  # fails first, and alone, when the extra is missing
+    runtime(_compile_notice)  # fails first, and alone, when the extra is missing
     try:
         project = resolve_project(config_path)
     except ConfigError as exc:

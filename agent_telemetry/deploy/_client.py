@@ -209,7 +209,8 @@ class BigQueryWarehouse:
         except _api_errors() as exc:
             return DryRun(schema=(), error=_short(exc))
         schema = tuple(TableField.from_api(f.to_api_repr()) for f in job.schema or ())
-        return DryRun(schema=schema)
+        processed = job.total_bytes_processed
+        return DryRun(schema=schema, bytes_processed=None if processed is None else int(processed))
 
     def create_view(
         self, table_id: str, *, query: str, description: str, labels: Mapping[str, str]

@@ -186,15 +186,17 @@ def _view_document(
     columns: Iterable[tuple[str, str, str | None]],
     labels: dict[str, str],
 ) -> list[str]:
-    lines = [f"-- description: {description or ''}"]
-    lines += [f"-- column {name} {kind}: {text or ''}" for name, kind, text in columns]
+    # Metadata lines start with "# ", not SQL's "-- ": a removed "-- description" line
+    # would print as "--- description", which reads like a diff's file header.
+    lines = [f"# description: {description or ''}"]
+    lines += [f"# column {name} {kind}: {text or ''}" for name, kind, text in columns]
     lines += [
-        f"-- label {key}={value}"
+        f"# label {key}={value}"
         for key, value in sorted(labels.items())
         if key not in (SQL_LABEL, META_LABEL)
     ]
     if query is None:
-        lines.append(f"-- {SQL_LABEL}: {sql_label or '(none)'}")
+        lines.append(f"# {SQL_LABEL}: {sql_label or '(none)'}")
     else:
         lines += query.strip().splitlines()
     return lines

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import click
+
 from agent_telemetry.deploy._approval import Approval
 from agent_telemetry.deploy._decide import ApplyResult
 from agent_telemetry.deploy._plan import ACTIONS, DeploymentPlan
@@ -11,6 +13,23 @@ _WIDTH = max(len(a) for a in (*ACTIONS, "created", "updated", "adopted", "failed
 
 def _indent(text: str, prefix: str = "      ") -> list[str]:
     return [prefix + line for line in text.splitlines()]
+
+
+def _styled(line: str) -> str:
+    if line.startswith(("--- ", "+++ ")):
+        return click.style(line, bold=True)
+    if line.startswith("@@"):
+        return click.style(line, fg="cyan")
+    if line.startswith("+"):
+        return click.style(line, fg="green")
+    if line.startswith("-"):
+        return click.style(line, fg="red")
+    return line
+
+
+def colour_diff(text: str) -> str:
+    """A unified diff with ANSI colours: only for a terminal, or when asked."""
+    return "\n".join(_styled(line) for line in text.splitlines())
 
 
 def sink_lines(plan: DeploymentPlan) -> list[str]:
@@ -27,7 +46,7 @@ def sink_lines(plan: DeploymentPlan) -> list[str]:
     return lines
 
 
-def render_plan(plan: DeploymentPlan) -> str:
+def render_plan(plan: DeploymentPlan, *, colour: bool = False) -> str:
     lines = [
         f"target: {plan.target} (layout {plan.layout})",
         f"source: {plan.source}",
@@ -42,7 +61,7 @@ def render_plan(plan: DeploymentPlan) -> str:
             head += " (apply refuses without --adopt)"
         lines.append(head)
         if view.diff:
-            lines += _indent(view.diff)
+            lines += _indent(colour_diff(view.diff) if colour else view.diff)
     failures = plan.dry_run_failures
     lines.append("")
     ok = len(plan.views) - len(failures)

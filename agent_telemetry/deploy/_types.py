@@ -41,6 +41,7 @@ class DryRun:
 
     schema: tuple[TableField, ...]
     error: str | None = None
+    bytes_processed: int | None = None  # what a query of the whole view would scan
 
     @property
     def ok(self) -> bool:

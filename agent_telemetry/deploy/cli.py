@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agent_telemetry.config import DeploymentConfig, Layout
     from agent_telemetry.deploy._client import BigQueryWarehouse
     from agent_telemetry.deploy._plan import DeploymentPlan
+    from agent_telemetry.deploy._plan_document import CapacityChange
 
 DEFAULT_APPROVAL = Path("telemetry-approval.json")
 
@@ -97,6 +98,20 @@ def _plan(config_path: Path | None, layout: str | None, endpoint: str | None) ->
         _fail(exc)
 
 
+def _capacity(plan: DeploymentPlan, config_path: Path | None) -> list[CapacityChange]:
+    """Capacity per event view: the catalogue's version against the locked one."""
+    from agent_telemetry.deploy._capacity import capacity_changes
+    from agent_telemetry.project import resolve_project
+    from agent_telemetry.schema.lock import LockFormatError, read_lock
+
+    project = resolve_project(config_path)
+    try:
+        lock = read_lock(project.lock_path)
+    except (LockFormatError, OSError):
+        lock = None  # `check` reports a broken lock; the page then shows generated figures
+    return capacity_changes(plan, project.catalogue.version_specs(), lock)
+
+
 _layout_option = click.option(
     "--layout",
     type=click.Choice(["partitioned", "sharded", "analytics"]),
@@ -123,15 +138,62 @@ _endpoint_option = click.option(
     is_flag=True,
     help="Exit 0 when there is nothing to do, 2 when changes are pending, 1 on error.",
 )
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="markdown: a pull-request comment; json: for bots (docs/plan.schema.json).",
+)
+@click.option(
+    "--color",
+    "colour",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the text diff: auto colours a terminal only, never a pipe or a CI log.",
+)
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the owner's review page: one self-contained, offline HTML file.",
+)
 def plan_command(
-    config_path: Path | None, layout: str | None, endpoint: str | None, exit_code: bool
+    config_path: Path | None,
+    layout: str | None,
+    endpoint: str | None,
+    exit_code: bool,
+    output: str,
+    colour: str,
+    html_path: Path | None,
 ) -> None:
     """Compare the deployed views with the generated ones; dry-run every view."""
     _require_bigquery()
+    from agent_telemetry.deploy._plan_document import approve_command, plan_document
+    from agent_telemetry.deploy._plan_markdown import render_markdown
     from agent_telemetry.deploy._report import render_plan
 
     plan = _plan(config_path, layout, endpoint)
-    click.echo(render_plan(plan), nl=False)
+    document = plan_document(
+        plan, approve_command(config_path, layout, endpoint), _capacity(plan, config_path)
+    )
+    if html_path is not None:
+        from agent_telemetry.deploy._review_page import write_review_page
+
+        try:
+            write_review_page(document, html_path)
+        except OSError as exc:
+            _fail(OSError(f"cannot write the review page {html_path}: {exc.strerror}"))
+    if output == "json":
+        click.echo(document.model_dump_json(indent=2))
+    elif output == "markdown":
+        click.echo(render_markdown(document), nl=False)
+    else:
+        force = {"auto": None, "always": True, "never": False}[colour]
+        click.echo(render_plan(plan, colour=force is not False), nl=False, color=force)
     if plan.dry_run_failures:
         sys.exit(1)
     if exit_code:
@@ -142,7 +204,13 @@ def plan_command(
 @config_option
 @_layout_option
 @_endpoint_option
-@click.option("--by", "approver", required=True, metavar="NAME", help="Who approves the plan.")
+@click.option(
+    "--by",
+    "approver",
+    default=None,
+    metavar="NAME",
+    help="Who approves the plan (default: your git identity, user.name <user.email>).",
+)
 @click.option(
     "--valid-days",
     type=click.IntRange(1, MAX_VALID_DAYS),
@@ -162,7 +230,7 @@ def approve_command(
     config_path: Path | None,
     layout: str | None,
     endpoint: str | None,
-    approver: str,
+    approver: str | None,
     valid_days: int,
     output: Path,
 ) -> None:
@@ -174,11 +242,21 @@ def approve_command(
         check_approver,
         write_approval,
     )
-    from agent_telemetry.deploy._identity import approver_identity
+    from agent_telemetry.deploy._identity import approver_identity, git_user
     from agent_telemetry.deploy._report import render_approval, render_plan
 
+    source = "--by"
+    if approver is None:
+        approver, source = git_user(), "the git identity (defaults --by)"
+        if approver is None:
+            _fail(
+                ApprovalError(
+                    "--by: no name given and no git identity (git config user.name / "
+                    "user.email) to default to"
+                )
+            )
     try:
-        check_approver(approver)
+        approver = check_approver(approver, source)
     except ApprovalError as exc:
         _fail(exc)
     plan = _plan(config_path, layout, endpoint)

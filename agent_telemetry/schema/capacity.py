@@ -53,9 +53,10 @@ def round_significant(value: int, digits: int) -> int:
     return -rounded if value < 0 else rounded
 
 
-# (first power of ten at or above 2**(b-1), step below it, step from it on) by bit length b:
-# a positive int of b bits has one of two decimal lengths, told apart by one comparison.
-StepTable = tuple[tuple[int, int, int], ...]
+# By bit length b: (the power of ten a b-bit value is compared with, then half the
+# rounding step and the step below it, and the same from it on). A positive int of b
+# bits has one of two decimal lengths, told apart by that one comparison.
+StepTable = tuple[tuple[int, int, int, int, int], ...]
 
 
 def step_table(digits: int) -> StepTable:
@@ -64,21 +65,18 @@ def step_table(digits: int) -> StepTable:
     table = []
     for bits in range(64):
         length = len(str(1 << (bits - 1))) if bits else 1
-        table.append(
-            (
-                _POW10[length],
-                _POW10[max(0, length - digits)],
-                _POW10[max(0, length + 1 - digits)],
-            )
-        )
+        below = _POW10[max(0, length - digits)]
+        above = _POW10[max(0, length + 1 - digits)]
+        table.append((_POW10[length], below // 2, below, above // 2, above))
     return tuple(table)
 
 
 def round_with(value: int, table: StepTable) -> int:
     """``round_significant`` for a value of at least 0, through a ``step_table``."""
-    top, below, above = table[value.bit_length()]
-    step = below if value < top else above
-    return (value + (step >> 1)) // step * step
+    top, half_below, below, half_above, above = table[value.bit_length()]
+    if value < top:
+        return (value + half_below) // below * below
+    return (value + half_above) // above * above
 
 
 def is_exact(value: int, digits: int) -> bool:

@@ -36,6 +36,7 @@ from agent_telemetry.views._describe import (
     VIEW_ENVELOPE_COLUMNS,
     view_name,
 )
+from agent_telemetry.views._reading import JSON_NUMBER
 from agent_telemetry.views._sink import (
     INSERT_ID_COLUMN,
     PAYLOAD_COLUMN,
@@ -101,6 +102,7 @@ __all__ = [
     "ENVELOPE_COLUMNS",
     "GENERATED_DIR",
     "INSERT_ID_COLUMN",
+    "JSON_NUMBER",
     "MANAGED_BY",
     "PAYLOAD_COLUMN",
     "QUALITY_COLUMNS",

@@ -113,7 +113,8 @@ def _reviewed(specs: tuple[EventSpec, ...]) -> list[str]:
         for field in spec.fields:
             where = f"`{spec.name}` v{spec.schema_version} | `{field.name}`"
             if field.waiver is not None:
-                waived = f"INT_CARDINALITY ({field.domain})"
+                rule = "ENUM_SIZE" if field.kind == "enum" else "INT_CARDINALITY"
+                waived = f"{rule} ({field.domain})"
                 rows.append(f"| {where} | {waived} | {_cell(field.waiver)} |")
             if field.name_review is not None:
                 reason = _cell(field.name_review)

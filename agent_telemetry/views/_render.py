@@ -33,6 +33,7 @@ from agent_telemetry.views._describe import (
     source_plan,
     view_plans,
 )
+from agent_telemetry.views._reading import JSON_NUMBER
 from agent_telemetry.views._sink import payload_fields, payload_types, qualify_schema
 from agent_telemetry.views._sql_error import sql_error_text
 from agent_telemetry.views.table_field import TableField
@@ -122,7 +123,8 @@ def _environment() -> jinja2.Environment:
 
 
 def render(template: str, **context: Any) -> str:
-    return _environment().get_template(template).render(**context)
+    # The exact number text the JSON layout's reads accept: the judgement's own pattern.
+    return _environment().get_template(template).render(json_number=f"^{JSON_NUMBER}$", **context)
 
 
 def _check_payload_keys(

@@ -25,7 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.warehouse._duckdb_types import quote_identifier
+from agent_telemetry.warehouse._duckdb_types import duckdb_type, quote_identifier
 from agent_telemetry.warehouse._load_sql import sql_string
 
 if TYPE_CHECKING:
@@ -65,7 +65,8 @@ def _transpile(
     payload_column: str,
     present: frozenset[str],
 ) -> str:
-    tree = sqlglot.parse_one(view.query, read="bigquery").transform(_as_list_filter)
+    parsed = sqlglot.parse_one(view.query, read="bigquery")
+    tree = parsed.transform(_as_list_filter).transform(json_type)
     rewritten = 0
 
     def rewrite(node: exp.Expression) -> exp.Expression:
@@ -86,7 +87,47 @@ def _transpile(
     local_tree = tree.transform(rewrite)
     if rewritten == 0:
         raise TranspileError(f"view {view.name}: no reference to the sink table {'.'.join(source)}")
-    return local_tree.sql(dialect="duckdb", pretty=True)
+    return _typed(view, local_tree.sql(dialect="duckdb", pretty=True))
+
+
+def _typed(view: ViewDefinition, query: str) -> str:
+    """The query with each column cast to the type BigQuery gives it: DuckDB types some
+    results its own way (a literal ``1`` is INTEGER, not BIGINT; sqlglot's COUNTIF is a
+    SUM, HUGEINT), and a local view must answer with BigQuery's types."""
+    casts = ",\n  ".join(
+        f"CAST({quote_identifier(c.name)} AS {duckdb_type(c.schema_field())}) "
+        f"AS {quote_identifier(c.name)}"
+        for c in view.columns
+    )
+    return f"SELECT\n  {casts}\nFROM (\n{query}\n) AS {quote_identifier(view.name)}"
+
+
+# DuckDB's json_type names DuckDB's types; BigQuery's JSON_TYPE names JSON's.
+_JSON_TYPES = {
+    "VARCHAR": "string",
+    "BOOLEAN": "boolean",
+    "BIGINT": "number",
+    "UBIGINT": "number",
+    "DOUBLE": "number",
+    "ARRAY": "array",
+    "OBJECT": "object",
+    "NULL": "null",
+}
+
+
+def json_type(node: exp.Expr) -> exp.Expr:
+    """BigQuery's ``JSON_TYPE(x)`` (``x`` a JSON value, or ``payload.key`` of one) as
+    DuckDB's ``json_type`` with BigQuery's names; a missing key stays NULL."""
+    if not isinstance(node, exp.JSONType):
+        return node
+    target = node.this
+    if isinstance(target, exp.Column) and target.args.get("db") is not None:
+        payload = f"{quote_identifier(target.db)}.{quote_identifier(target.table)}"
+        value = f"json_extract({payload}, {sql_string('$.' + target.name)})"
+    else:
+        value = target.sql(dialect="duckdb")
+    cases = " ".join(f"WHEN {sql_string(k)} THEN {sql_string(v)}" for k, v in _JSON_TYPES.items())
+    return sqlglot.parse_one(f"CASE json_type({value}) {cases} END", read="duckdb")
 
 
 def _unnest_filter(query: exp.Expression, element: bool) -> exp.Expression | None:

@@ -29,13 +29,13 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Final, Literal
 
-from agent_telemetry.views import payload_fields
+from agent_telemetry.views import JSON_NUMBER, payload_fields
 from agent_telemetry.warehouse._load_scan import Shape, Telemetry
 
 ValueKind = Literal["int", "string", "bool", "strings"]
 _INT64 = (-(2**63), 2**63 - 1)
 # A JSON number, as BigQuery read-backs write numbers inside strings.
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_NUMBER = re.compile(JSON_NUMBER)
 _TIMESTAMP = re.compile(
     r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?"
     r"(?:([Zz])|([+-]\d{2}:\d{2})| UTC)?"

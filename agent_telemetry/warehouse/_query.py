@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.warehouse._results import Result
+from agent_telemetry.warehouse.results import Result
 
 if TYPE_CHECKING:
     from agent_telemetry.config import DeploymentConfig

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agent_telemetry.warehouse._results import FORMATS, ResultFormat
+from agent_telemetry.warehouse.results import FORMATS, ResultFormat
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -303,8 +303,8 @@ def query_command(
     """
     from agent_telemetry.config import ConfigError
     from agent_telemetry.warehouse._query import QueryError, query_database, query_logs
-    from agent_telemetry.warehouse._results import print_table, to_csv, to_json, to_markdown
     from agent_telemetry.warehouse._source import LoadError
+    from agent_telemetry.warehouse.results import print_table, to_csv, to_json, to_markdown
 
     if (db is None) == (not logs):
         raise click.UsageError("give either LOGS or --db FILE, not both and not neither")

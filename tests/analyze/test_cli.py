@@ -184,3 +184,16 @@ def test_without_the_analyze_extra_one_line_names_it(tmp_path: Path, module: str
         f"Error: GoogleSQL's analyzer needs the [analyze] extra ({module} is missing): "
         "pip install 'agent-telemetry[analyze]'"
     ]
+
+
+def test_the_first_compile_prints_one_line_with_its_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from agent_telemetry.analyze.cli import _compile_notice
+
+    _compile_notice(None, Path("/cache/zetasql/z.cwasm"))
+    _compile_notice(63.24, Path("/cache/zetasql/z.cwasm"))
+    assert capsys.readouterr().err == (
+        "compiling GoogleSQL's analyzer (once per machine, about a minute)..."
+        " done in 63.2 s, cached in /cache/zetasql\n"
+    )

@@ -91,6 +91,34 @@ def test_the_compiled_module_is_cached_and_loaded_on_the_next_start(
     assert (second.hit, second.written, second.path) == (True, False, first.path)
 
 
+def test_a_start_that_compiles_says_so_before_and_after_and_a_cached_one_is_silent(
+    stand_in: Path, tmp_path: Path
+) -> None:
+    """The first start compiles (about a minute for zetasql.wasm): the notice is told
+    before it starts and when it is done, with the time it took; a cache hit tells nothing."""
+    told: list[tuple[float | None, Path]] = []
+
+    def notice(seconds: float | None, path: Path) -> None:
+        told.append((seconds, path))
+
+    first = rt._Client(stand_in, tmp_path / "cache", notice).cache
+    assert [seconds is None for seconds, _ in told] == [True, False]
+    assert all(path == first.path for _, path in told)
+    assert told[1][0] is not None
+    assert 0 <= told[1][0] <= first.seconds
+    told.clear()
+    rt._Client(stand_in, tmp_path / "cache", notice)
+    assert told == []
+
+
+def test_the_evaluation_methods_of_a_module_without_them_fail_loudly(
+    stand_in: Path, tmp_path: Path
+) -> None:
+    client = rt._Client(stand_in, tmp_path / "cache")
+    with pytest.raises(AnalyzerUnavailable, match="EvaluateQuery is not a function"):
+        client.call("EvaluateQuery", b"x")
+
+
 def test_another_module_gets_another_cache_file(stand_in: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = rt._Client(stand_in, cache).cache

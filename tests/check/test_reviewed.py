@@ -119,3 +119,52 @@ def test_the_committed_dictionary_has_no_such_section() -> None:
     # The catalogue needs neither a waiver nor a reviewed name.
     text = (Path(__file__).parents[2] / "docs" / "telemetry.md").read_text(encoding="utf-8")
     assert "## Reviewed exceptions" not in text
+
+
+COHORTS = '''
+from enum import StrEnum
+from typing import Annotated, ClassVar
+
+from pydantic import Field
+
+from agent_telemetry.schema import DataReview, TelemetryEvent
+from agent_telemetry.schema.spec import CardinalityWaiver
+
+NAMES = [f"region_{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(80)]
+Region = StrEnum("Region", {name.upper(): name for name in NAMES})
+
+
+class RegionSeen(TelemetryEvent):
+    """One line per region seen."""
+
+    event_name: ClassVar[str] = "region_seen"
+    schema_version: ClassVar[int] = 1
+    data_reviews: ClassVar[tuple[DataReview, ...]] = (DataReview("issue 9", "regions", 6.4),)
+
+    region: Annotated[Region, CardinalityWaiver("80 sales regions")] | None = Field(
+        None, description="Region."
+    )
+
+
+EVENTS = {"region_seen": RegionSeen}
+'''
+
+
+def test_an_enum_waiver_and_a_data_review_are_listed_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "cohort_models.py").write_text(COHORTS, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        import cohort_models  # type: ignore[import-not-found]
+
+        spec = event_spec(cohort_models.RegionSeen)
+    finally:
+        sys.modules.pop("cohort_models", None)
+    config = load_config(EXAMPLE_CONFIG)
+    text = data_dictionary(config, generate_views(config, specs=(spec,)), (spec,))
+    assert "| `region_seen` v1 | `region` | ENUM_SIZE (" in text
+    assert "Capacity: 6.3 bits per line (budget 64): `region` 6.3." in text
+    assert "Data review issue 9: up to 6.4 bits (regions)." in text
+    locked = build_lock([spec]).events["region_seen"][1]
+    assert [(r.reference, r.bits) for r in locked.data_reviews] == [("issue 9", 6.4)]

@@ -217,3 +217,30 @@ def test_an_unusable_identity_value_is_left_out_not_fatal() -> None:
 
     identity = _checked_identity({"git_user": "Ana\x1b[2J", "gcloud_account": "a@b.c"}, "Ana")
     assert identity == ApproverIdentity(by_flag="Ana", git_user=None, gcloud_account="a@b.c")
+
+
+def test_an_approver_name_is_nfkc_normalised() -> None:
+    assert check_approver("\uff21\uff4e\uff41 \ufb01eld") == "Ana field"  # fullwidth, ligature
+
+
+def test_approve_defaults_by_to_the_git_identity_and_still_checks_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from agent_telemetry.cli import main
+
+    gitconfig = tmp_path / "gitconfig"
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.chdir(tmp_path)
+    gitconfig.write_text("[user]\n\tname = \u3164\n")
+    refused = CliRunner().invoke(main, ["views", "approve", "--config", "missing.toml"])
+    assert refused.exit_code == 1
+    assert "the git identity (defaults --by): contains characters that draw nothing" in (
+        refused.output
+    )
+    gitconfig.write_text("")
+    refused = CliRunner().invoke(main, ["views", "approve", "--config", "missing.toml"])
+    assert refused.exit_code == 1
+    assert "no name given and no git identity" in refused.output

@@ -270,15 +270,15 @@ METADATA = [
     "--- deployed/run",
     "+++ generated/run",
     "{hunk}",
-    "--- description: {before}",
-    "--- column a INTEGER: ",
-    "--- column B STRING: old b",
-    "+-- description: Runs, one a row. Zoë",
-    "+-- column a INTEGER: The a.",
-    "+-- column B STRING: ",
-    " -- label layout=partitioned",
-    " -- label managed-by=agent-telemetry",
-    " -- label team=growth",
+    "-# description: {before}",
+    "-# column a INTEGER: ",
+    "-# column B STRING: old b",
+    "+# description: Runs, one a row. Zoë",
+    "+# column a INTEGER: The a.",
+    "+# column B STRING: ",
+    " # label layout=partitioned",
+    " # label managed-by=agent-telemetry",
+    " # label team=growth",
 ]
 
 
@@ -301,8 +301,8 @@ def test_without_the_deployed_sql_the_diff_compares_sql_sha256_and_says_so() -> 
     assert render_diff(VIEW, replace(DEPLOYED, view_query=None)) == "\n".join(
         [
             *_metadata("@@ -1,7 +1,7 @@"),
-            f"--- sql-sha256: {old_label}",
-            f"+-- sql-sha256: {new_label}",
+            f"-# sql-sha256: {old_label}",
+            f"+# sql-sha256: {new_label}",
             "(the server did not return the deployed SQL; compare sql-sha256)",
         ]
     )
@@ -313,11 +313,11 @@ def test_without_the_deployed_sql_and_without_its_label_the_diff_shows_none() ->
     state = replace(DEPLOYED, view_query=None, labels={"team": "growth"})
     lines = render_diff(VIEW, state).splitlines()
     assert lines[-3:] == [
-        "--- sql-sha256: (none)",
-        f"+-- sql-sha256: {new_label}",
+        "-# sql-sha256: (none)",
+        f"+# sql-sha256: {new_label}",
         "(the server did not return the deployed SQL; compare sql-sha256)",
     ]
-    assert "+-- label managed-by=agent-telemetry" in lines
+    assert "+# label managed-by=agent-telemetry" in lines
 
 
 def test_a_metadata_only_change_without_the_deployed_sql_has_no_sql_note() -> None:

@@ -14,20 +14,23 @@ PACKAGE = REPO / "agent_telemetry"
 # What each part of the package may import (besides itself), as docs/design.md says:
 # errors <- schema <- config <- views <- {warehouse, deploy, analyze} <- check <- cli <-
 # _entry; emit on errors and schema only; demo adds emit and warehouse on top of views;
-# _lazy (a leaf) gives the packages that load their modules on first use their __getattr__.
+# _lazy (a leaf) gives the packages that load their modules on first use their __getattr__;
+# report charts the views on top of warehouse; _pages (a leaf) writes the generated pages.
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "_lazy": set(),
+    "_pages": set(),
     "schema": {"errors"},
     "emit": {"errors", "schema"},
     "config": {"errors", "schema"},
     "project": {"errors", "schema", "config"},
     "views": {"_lazy", "errors", "schema", "config", "project"},
     "warehouse": {"_lazy", "errors", "schema", "config", "project", "views"},
-    "deploy": {"_lazy", "errors", "schema", "config", "project", "views"},
+    "deploy": {"_lazy", "_pages", "errors", "schema", "config", "project", "views"},
     "analyze": {"_lazy", "errors", "schema", "config", "project", "views"},
     "check": {"errors", "schema", "config", "project", "views", "warehouse", "deploy", "analyze"},
     "demo": {"errors", "schema", "emit", "config", "project", "views", "warehouse"},
+    "report": {"_pages", "errors", "schema", "config", "project", "views", "warehouse"},
     "_entry": {"cli"},
 }
 

@@ -89,3 +89,28 @@ def test_the_recheck_rounds_to_the_fields_precision() -> None:
     values: dict[str, Any] = {"ms": 45_678}
     assert recheck(values, {"ms": (0, 3_600_000, 3)}) == []
     assert values == {"ms": 45_700}
+
+
+class Offset(TelemetryEvent):
+    """A signed measurement: rounding keeps the sign (half away from zero)."""
+
+    event_name: ClassVar[str] = "offset_probe"
+    schema_version: ClassVar[int] = 1
+
+    skew_ms: int | None = count(-3_600_000, 3_600_000, "Clock skew.", precision=3)
+
+
+@given(st.integers(min_value=-3_600_000, max_value=3_600_000))
+def test_signed_measurements_round_alike_on_both_paths(skew: int) -> None:
+    plan = plan_for(Offset)
+    assert plan.fast is not None
+    fast = plan.fast({"skew_ms": skew})
+    careful, invalid, _ = check(plan, {"skew_ms": skew}, strict=False)
+    assert invalid == ()
+    assert fast["skew_ms"] == careful["skew_ms"] == round_significant(skew, 3)
+
+
+def test_a_negative_value_rounds_away_from_zero() -> None:
+    plan = plan_for(Offset)
+    assert plan.fast is not None
+    assert plan.fast({"skew_ms": -1235})["skew_ms"] == -1240

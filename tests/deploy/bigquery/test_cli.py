@@ -111,7 +111,17 @@ def test_errors_exit_1_so_that_2_always_means_changes_pending(
     assert "target dataset at-emulator.no_such_dataset does not exist" in result.output
 
     assert run(["views", "plan", "--config", str(config_file), "--no-such-flag"]).exit_code == 1
-    assert run(["views", "approve", "--config", str(config_file), *endpoint]).exit_code == 1
+    # no --by and no git identity to default to
+    (tmp_path / "empty-gitconfig").write_text("")
+    no_identity = {
+        "GIT_CONFIG_GLOBAL": str(tmp_path / "empty-gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        refused = run(["views", "approve", "--config", str(config_file), *endpoint], no_identity)
+    assert refused.exit_code == 1
+    assert "no name given and no git identity" in refused.output
 
     record = tmp_path / "approval.json"
     run(
@@ -223,3 +233,51 @@ def test_hostile_identifiers_in_the_config_are_refused_before_bigquery_is_called
     assert value not in result.output
     assert not record.exists()
     assert sorted(d.dataset_id for d in bq_client.list_datasets()) == datasets_before
+
+
+def test_plan_formats_and_the_review_page_against_the_server(
+    tmp_path: Path, emulator: Emulator, config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """json validates against docs/plan.schema.json, markdown and the review page carry the
+    same hash, and approve without --by records the git identity."""
+    import jsonschema
+
+    from tests.conftest import REPO
+
+    endpoint = ["--endpoint", emulator.endpoint]
+    page = tmp_path / "review.html"
+    as_json = run(
+        [
+            "views",
+            "plan",
+            "--config",
+            str(config_file),
+            *endpoint,
+            "--format",
+            "json",
+            "--html",
+            str(page),
+        ]
+    )
+    assert as_json.exit_code == 0, as_json.output
+    document = json.loads(as_json.output)
+    schema = json.loads((REPO / "docs" / "plan.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(document)
+    assert {v["action"] for v in document["views"]} == {"create"}
+    markdown = run(
+        ["views", "plan", "--config", str(config_file), *endpoint, "--format", "markdown"]
+    )
+    assert f"Plan hash: `{document['plan_hash']}`" in markdown.output
+    html = page.read_text(encoding="utf-8")
+    assert document["plan_hash"] in html
+    assert "agent-telemetry views approve --config" in html
+
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = Ana Analyst\n\temail = ana@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    record = tmp_path / "approval.json"
+    approved = run(["views", "approve", "--config", str(config_file), *endpoint, "-o", str(record)])
+    assert approved.exit_code == 0, approved.output
+    data = json.loads(record.read_text(encoding="utf-8"))
+    assert data["approved_by"] == "Ana Analyst <ana@example.com>"
+    assert data["plan_hash"] == document["plan_hash"]

@@ -220,10 +220,10 @@ def test_a_model_change_plans_an_update_and_an_older_approval_writes_nothing(
     assert "SQL changed" in update.verdict.reasons
     changed = [line for line in update.diff.splitlines() if line[:1] in "+-"]
     assert changed[2:] == [
-        "--- column lane STRING: Queue lane the run used. One of: public, admin, premium.",
-        "+-- column lane STRING: Queue lane the run used. One of: public, admin, premium, batch.",
-        f"--- sql-sha256: {v1[0].sql_sha256[:32]}",
-        f"+-- sql-sha256: {v2[0].sql_sha256[:32]}",
+        "-# column lane STRING: Queue lane the run used. One of: public, admin, premium.",
+        "+# column lane STRING: Queue lane the run used. One of: public, admin, premium, batch.",
+        f"-# sql-sha256: {v1[0].sql_sha256[:32]}",
+        f"+# sql-sha256: {v2[0].sql_sha256[:32]}",
     ]
     assert plan.exit_code() == 2
     approved_v2 = approve(plan, APPROVER)
@@ -281,7 +281,7 @@ def test_a_view_edited_outside_the_tool_is_drifted_and_not_overwritten_without_a
         "provider_status": ("unchanged", ()),
     }
     assert plan.exit_code() == 2
-    assert "+-- description: " + chat.description in plan.views[1].diff.splitlines()
+    assert "+# description: " + chat.description in plan.views[1].diff.splitlines()
     approval = approve(plan, APPROVER)
     before = snapshot(warehouse, views)
 

@@ -46,13 +46,21 @@ WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     JSON_VALUE(sink.json_payload, '$.event') AS event,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN (
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN (
           'lane',
           'status',
           'reason',
@@ -69,9 +77,10 @@ WITH pipeline_run_lines AS (
     EXISTS(
       SELECT
         1 AS `1`
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        NOT name IN (
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN (
           'lane',
           'status',
           'reason',
@@ -85,7 +94,14 @@ WITH pipeline_run_lines AS (
           'model_calls'
         )
     ) AS names_not_a_field,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) AS unknown_fields,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+      NULL
+    ) AS unknown_fields,
     IF(
       sink.insert_id IS NULL,
       0,
@@ -96,31 +112,247 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
         PARTITION BY sink.insert_id, sink.timestamp
-        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+        ORDER BY IF(
+          JSON_TYPE(sink.json_payload.`event`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.event'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.schema_version'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`time`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.time'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.lane'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`status`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.status'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`reason`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.reason'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error_class'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_position'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempts'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.duration_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.model_calls'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`tier`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.tier'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`kind`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.kind'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.refusal'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`error`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`theme`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.theme'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.render_lane'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.render_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+          CASE JSON_VALUE(sink.json_payload, '$.passed')
+            WHEN 'true'
+            THEN TRUE
+            WHEN 'false'
+            THEN FALSE
+          END,
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempt'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`state`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.state'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`probe`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.probe'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+          NULL
+        ) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ) ASC
       )
     ) AS conflicting_copies,
-    NOT JSON_VALUE(sink.json_payload, '$.lane') IS NULL AS lane__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.lane') AS STRING) AS lane,
-    NOT JSON_VALUE(sink.json_payload, '$.status') IS NULL AS status__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.status') AS STRING) AS status,
-    NOT JSON_VALUE(sink.json_payload, '$.reason') IS NULL AS reason__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.reason') AS STRING) AS reason,
-    NOT JSON_VALUE(sink.json_payload, '$.error_class') IS NULL AS error_class__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.error_class') AS STRING) AS error_class,
-    NOT JSON_VALUE(sink.json_payload, '$.queue_wait_ms') IS NULL AS queue_wait_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) AS queue_wait_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.queue_position') IS NULL AS queue_position__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) AS queue_position,
-    NOT JSON_VALUE(sink.json_payload, '$.user_runs_today') IS NULL AS user_runs_today__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.user_runs_today') AS STRING) AS user_runs_today,
-    NOT JSON_VALUE(sink.json_payload, '$.user_tokens_today') IS NULL AS user_tokens_today__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.user_tokens_today') AS STRING) AS user_tokens_today,
-    NOT JSON_VALUE(sink.json_payload, '$.attempts') IS NULL AS attempts__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) AS attempts,
-    NOT JSON_VALUE(sink.json_payload, '$.duration_ms') IS NULL AS duration_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) AS duration_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.model_calls') IS NULL AS model_calls__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) AS model_calls
+    IF(
+      JSON_TYPE(sink.json_payload.`lane`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.lane'),
+      NULL
+    ) AS lane,
+    IF(
+      JSON_TYPE(sink.json_payload.`status`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.status'),
+      NULL
+    ) AS status,
+    IF(
+      JSON_TYPE(sink.json_payload.`reason`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.reason'),
+      NULL
+    ) AS reason,
+    IF(
+      JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.error_class'),
+      NULL
+    ) AS error_class,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+      NULL
+    ) AS queue_wait_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.queue_position'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+      NULL
+    ) AS queue_position,
+    IF(
+      JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+      NULL
+    ) AS user_runs_today,
+    IF(
+      JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+      NULL
+    ) AS user_tokens_today,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.attempts'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+      NULL
+    ) AS attempts,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.duration_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+      NULL
+    ) AS duration_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.model_calls'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+      NULL
+    ) AS model_calls
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     sink.log_id = 'run.googleapis.com/stdout'
@@ -128,19 +360,195 @@ WITH pipeline_run_lines AS (
     sink.insert_id IS NULL
     OR ROW_NUMBER() OVER (
       PARTITION BY sink.insert_id, sink.timestamp
-      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      ORDER BY IF(
+        JSON_TYPE(sink.json_payload.`event`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.event'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.schema_version'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`time`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.time'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.lane'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`status`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.status'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`reason`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.reason'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error_class'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.queue_position'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.attempts'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.duration_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.model_calls'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`tier`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.tier'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`kind`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.kind'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.refusal'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`theme`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.theme'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.render_lane'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.render_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+        CASE JSON_VALUE(sink.json_payload, '$.passed')
+          WHEN 'true'
+          THEN TRUE
+          WHEN 'false'
+          THEN FALSE
+        END,
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.attempt'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`state`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.state'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`probe`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.probe'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+        NULL
+      ) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+        NULL
+      ) ASC
     ) = 1
 ), chat_turn_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     JSON_VALUE(sink.json_payload, '$.event') AS event,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN (
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN (
           'tier',
           'kind',
           'refusal',
@@ -153,9 +561,10 @@ WITH pipeline_run_lines AS (
     EXISTS(
       SELECT
         1 AS `1`
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        NOT name IN (
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN (
           'tier',
           'kind',
           'refusal',
@@ -165,7 +574,14 @@ WITH pipeline_run_lines AS (
           'pipeline_runs'
         )
     ) AS names_not_a_field,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) AS unknown_fields,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+      NULL
+    ) AS unknown_fields,
     IF(
       sink.insert_id IS NULL,
       0,
@@ -176,23 +592,221 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
         PARTITION BY sink.insert_id, sink.timestamp
-        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+        ORDER BY IF(
+          JSON_TYPE(sink.json_payload.`event`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.event'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.schema_version'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`time`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.time'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.lane'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`status`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.status'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`reason`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.reason'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error_class'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_position'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempts'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.duration_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.model_calls'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`tier`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.tier'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`kind`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.kind'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.refusal'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`error`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`theme`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.theme'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.render_lane'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.render_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+          CASE JSON_VALUE(sink.json_payload, '$.passed')
+            WHEN 'true'
+            THEN TRUE
+            WHEN 'false'
+            THEN FALSE
+          END,
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempt'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`state`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.state'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`probe`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.probe'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+          NULL
+        ) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ) ASC
       )
     ) AS conflicting_copies,
-    NOT JSON_VALUE(sink.json_payload, '$.tier') IS NULL AS tier__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.tier') AS STRING) AS tier,
-    NOT JSON_VALUE(sink.json_payload, '$.kind') IS NULL AS kind__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.kind') AS STRING) AS kind,
-    NOT JSON_VALUE(sink.json_payload, '$.refusal') IS NULL AS refusal__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.refusal') AS STRING) AS refusal,
-    NOT JSON_VALUE(sink.json_payload, '$.error') IS NULL AS error__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.error') AS STRING) AS error,
-    NOT JSON_VALUE(sink.json_payload, '$.duration_ms') IS NULL AS duration_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) AS duration_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.model_calls') IS NULL AS model_calls__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) AS model_calls,
-    NOT JSON_VALUE(sink.json_payload, '$.pipeline_runs') IS NULL AS pipeline_runs__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) AS pipeline_runs
+    IF(
+      JSON_TYPE(sink.json_payload.`tier`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.tier'),
+      NULL
+    ) AS tier,
+    IF(
+      JSON_TYPE(sink.json_payload.`kind`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.kind'),
+      NULL
+    ) AS kind,
+    IF(
+      JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.refusal'),
+      NULL
+    ) AS refusal,
+    IF(
+      JSON_TYPE(sink.json_payload.`error`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.error'),
+      NULL
+    ) AS error,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.duration_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+      NULL
+    ) AS duration_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.model_calls'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+      NULL
+    ) AS model_calls,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+      NULL
+    ) AS pipeline_runs
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     sink.log_id = 'run.googleapis.com/stdout'
@@ -200,28 +814,212 @@ WITH pipeline_run_lines AS (
     sink.insert_id IS NULL
     OR ROW_NUMBER() OVER (
       PARTITION BY sink.insert_id, sink.timestamp
-      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      ORDER BY IF(
+        JSON_TYPE(sink.json_payload.`event`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.event'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.schema_version'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`time`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.time'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.lane'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`status`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.status'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`reason`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.reason'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error_class'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.queue_position'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.attempts'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.duration_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.model_calls'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`tier`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.tier'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`kind`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.kind'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.refusal'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`theme`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.theme'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.render_lane'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.render_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+        CASE JSON_VALUE(sink.json_payload, '$.passed')
+          WHEN 'true'
+          THEN TRUE
+          WHEN 'false'
+          THEN FALSE
+        END,
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.attempt'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`state`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.state'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`probe`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.probe'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+        NULL
+      ) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+        NULL
+      ) ASC
     ) = 1
 ), pipeline_render_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     JSON_VALUE(sink.json_payload, '$.event') AS event,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
     ) AS invalid_fields,
     EXISTS(
       SELECT
         1 AS `1`
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        NOT name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
     ) AS names_not_a_field,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) AS unknown_fields,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+      NULL
+    ) AS unknown_fields,
     IF(
       sink.insert_id IS NULL,
       0,
@@ -232,21 +1030,221 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
         PARTITION BY sink.insert_id, sink.timestamp
-        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+        ORDER BY IF(
+          JSON_TYPE(sink.json_payload.`event`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.event'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.schema_version'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`time`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.time'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.lane'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`status`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.status'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`reason`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.reason'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error_class'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_position'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempts'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.duration_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.model_calls'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`tier`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.tier'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`kind`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.kind'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.refusal'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`error`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`theme`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.theme'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.render_lane'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.render_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+          CASE JSON_VALUE(sink.json_payload, '$.passed')
+            WHEN 'true'
+            THEN TRUE
+            WHEN 'false'
+            THEN FALSE
+          END,
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempt'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`state`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.state'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`probe`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.probe'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+          NULL
+        ) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ) ASC
       )
     ) AS conflicting_copies,
-    NOT JSON_VALUE(sink.json_payload, '$.theme') IS NULL AS theme__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.theme') AS STRING) AS theme,
-    NOT JSON_VALUE(sink.json_payload, '$.render_lane') IS NULL AS render_lane__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_lane') AS STRING) AS render_lane,
-    NOT JSON_VALUE(sink.json_payload, '$.slot_wait_ms') IS NULL AS slot_wait_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) AS slot_wait_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.render_ms') IS NULL AS render_ms__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) AS render_ms,
-    NOT JSON_VALUE(sink.json_payload, '$.passed') IS NULL AS passed__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) AS passed,
-    NOT JSON_VALUE(sink.json_payload, '$.attempt') IS NULL AS attempt__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) AS attempt
+    IF(
+      JSON_TYPE(sink.json_payload.`theme`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.theme'),
+      NULL
+    ) AS theme,
+    IF(
+      JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.render_lane'),
+      NULL
+    ) AS render_lane,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+      NULL
+    ) AS slot_wait_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.render_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+      NULL
+    ) AS render_ms,
+    IF(
+      JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+      CASE JSON_VALUE(sink.json_payload, '$.passed')
+        WHEN 'true'
+        THEN TRUE
+        WHEN 'false'
+        THEN FALSE
+      END,
+      NULL
+    ) AS passed,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.attempt'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+      NULL
+    ) AS attempt
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     sink.log_id = 'run.googleapis.com/stdout'
@@ -254,28 +1252,212 @@ WITH pipeline_run_lines AS (
     sink.insert_id IS NULL
     OR ROW_NUMBER() OVER (
       PARTITION BY sink.insert_id, sink.timestamp
-      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      ORDER BY IF(
+        JSON_TYPE(sink.json_payload.`event`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.event'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.schema_version'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`time`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.time'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.lane'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`status`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.status'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`reason`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.reason'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error_class'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.queue_position'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.attempts'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.duration_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.model_calls'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`tier`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.tier'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`kind`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.kind'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.refusal'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`theme`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.theme'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.render_lane'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.render_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+        CASE JSON_VALUE(sink.json_payload, '$.passed')
+          WHEN 'true'
+          THEN TRUE
+          WHEN 'false'
+          THEN FALSE
+        END,
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.attempt'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`state`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.state'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`probe`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.probe'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+        NULL
+      ) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+        NULL
+      ) ASC
     ) = 1
 ), provider_status_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
     JSON_VALUE(sink.json_payload, '$.event') AS event,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) AS schema_version,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.schema_version'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+      NULL
+    ) AS schema_version,
     ARRAY(
       SELECT
-        name AS name
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
     ) AS invalid_fields,
     EXISTS(
       SELECT
         1 AS `1`
-      FROM UNNEST(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')) AS name
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
       WHERE
-        NOT name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
     ) AS names_not_a_field,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) AS unknown_fields,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+      NULL
+    ) AS unknown_fields,
     IF(
       sink.insert_id IS NULL,
       0,
@@ -286,19 +1468,208 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
         PARTITION BY sink.insert_id, sink.timestamp
-        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+        ORDER BY IF(
+          JSON_TYPE(sink.json_payload.`event`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.event'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.schema_version'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`time`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.time'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.lane'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`status`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.status'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`reason`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.reason'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error_class'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_position'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempts'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.duration_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.model_calls'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`tier`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.tier'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`kind`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.kind'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.refusal'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`error`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`theme`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.theme'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.render_lane'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.render_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+          CASE JSON_VALUE(sink.json_payload, '$.passed')
+            WHEN 'true'
+            THEN TRUE
+            WHEN 'false'
+            THEN FALSE
+          END,
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempt'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`state`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.state'),
+          NULL
+        ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`probe`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.probe'),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+          NULL
+        ) ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+          NULL
+        ) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ) ASC
       )
     ) AS conflicting_copies,
-    NOT JSON_VALUE(sink.json_payload, '$.provider') IS NULL AS provider__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.provider') AS STRING) AS provider,
-    NOT JSON_VALUE(sink.json_payload, '$.state') IS NULL AS state__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.state') AS STRING) AS state,
-    NOT JSON_VALUE(sink.json_payload, '$.probe') IS NULL AS probe__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.probe') AS STRING) AS probe,
-    NOT JSON_VALUE(sink.json_payload, '$.retry_after_s') IS NULL AS retry_after_s__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) AS retry_after_s,
-    NOT JSON_VALUE(sink.json_payload, '$.blocked_runs') IS NULL AS blocked_runs__present,
-    SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) AS blocked_runs
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS provider,
+    IF(
+      JSON_TYPE(sink.json_payload.`state`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.state'),
+      NULL
+    ) AS state,
+    IF(
+      JSON_TYPE(sink.json_payload.`probe`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.probe'),
+      NULL
+    ) AS probe,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+      NULL
+    ) AS retry_after_s,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+      NULL
+    ) AS blocked_runs
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     sink.log_id = 'run.googleapis.com/stdout'
@@ -306,7 +1677,175 @@ WITH pipeline_run_lines AS (
     sink.insert_id IS NULL
     OR ROW_NUMBER() OVER (
       PARTITION BY sink.insert_id, sink.timestamp
-      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      ORDER BY IF(
+        JSON_TYPE(sink.json_payload.`event`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.event'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.schema_version'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`time`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.time'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.lane'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`status`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.status'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`reason`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.reason'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error_class'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.queue_position'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.attempts'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.duration_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.model_calls'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`tier`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.tier'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`kind`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.kind'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.refusal'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`theme`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.theme'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.render_lane'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.render_ms'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+        CASE JSON_VALUE(sink.json_payload, '$.passed')
+          WHEN 'true'
+          THEN TRUE
+          WHEN 'false'
+          THEN FALSE
+        END,
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.attempt'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`state`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.state'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`probe`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.probe'),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+        NULL
+      ) ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+        NULL
+      ) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, IF(
+        REGEXP_CONTAINS(
+          JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+          '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+        ),
+        SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+        NULL
+      ) ASC
     ) = 1
 )
 SELECT
@@ -316,10 +1855,17 @@ SELECT
   'lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('lane' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.lane__present
+    NOT pipeline_run_lines.lane IS NULL
     AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
   SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
@@ -338,10 +1884,17 @@ SELECT
   'status' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('status' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.status__present
+    NOT pipeline_run_lines.status IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.status IN ('ok', 'needs_attention', 'failed', 'not_ready'),
       FALSE
@@ -363,10 +1916,17 @@ SELECT
   'reason' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('reason' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.reason__present
+    NOT pipeline_run_lines.reason IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.reason IN (
         'validation',
@@ -398,10 +1958,17 @@ SELECT
   'error_class' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('error_class' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.error_class__present
+    NOT pipeline_run_lines.error_class IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.error_class IN (
         'timeout',
@@ -434,10 +2001,21 @@ SELECT
   'queue_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('queue_wait_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.queue_wait_ms__present
+    COALESCE(
+      pipeline_run_lines.queue_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.queue_wait_ms BETWEEN 0 AND 3600000
       AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
@@ -460,10 +2038,21 @@ SELECT
   'queue_position' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('queue_position' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.queue_position__present
+    COALESCE(
+      pipeline_run_lines.queue_position BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.queue_position BETWEEN 0 AND 60
       AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
@@ -486,10 +2075,17 @@ SELECT
   'user_runs_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('user_runs_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.user_runs_today__present
+    NOT pipeline_run_lines.user_runs_today IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.user_runs_today IN ('1', '2_5', '6_10', '11_20', '21_30', '31_40', '41_plus'),
       FALSE
@@ -511,10 +2107,17 @@ SELECT
   'user_tokens_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('user_tokens_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.user_tokens_today__present
+    NOT pipeline_run_lines.user_tokens_today IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.user_tokens_today IN ('lt25', '25_50', '50_75', '75_90', '90_100', 'over'),
       FALSE
@@ -536,10 +2139,21 @@ SELECT
   'attempts' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('attempts' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.attempts__present
+    COALESCE(
+      pipeline_run_lines.attempts BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.attempts BETWEEN 0 AND 2
       AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
@@ -562,10 +2176,21 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.duration_ms__present
+    COALESCE(
+      pipeline_run_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.duration_ms BETWEEN 0 AND 3600000
       AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
@@ -588,10 +2213,21 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.model_calls__present
+    COALESCE(
+      pipeline_run_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.model_calls BETWEEN 0 AND 200
       AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
@@ -614,7 +2250,14 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
   SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
@@ -633,10 +2276,17 @@ SELECT
   'tier' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('tier' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.tier__present
+    NOT chat_turn_lines.tier IS NULL
     AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
   SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
@@ -654,10 +2304,17 @@ SELECT
   'kind' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('kind' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.kind__present
+    NOT chat_turn_lines.kind IS NULL
     AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
   SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
@@ -675,10 +2332,17 @@ SELECT
   'refusal' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('refusal' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.refusal__present
+    NOT chat_turn_lines.refusal IS NULL
     AND NOT COALESCE(
       chat_turn_lines.refusal IN (
         'out_of_scope',
@@ -706,10 +2370,17 @@ SELECT
   'error' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('error' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.error__present
+    NOT chat_turn_lines.error IS NULL
     AND NOT COALESCE(
       chat_turn_lines.error IN (
         'capacity',
@@ -738,10 +2409,21 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.duration_ms__present
+    COALESCE(
+      chat_turn_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       chat_turn_lines.duration_ms BETWEEN 0 AND 3600000
       AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
@@ -763,10 +2445,21 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.model_calls__present
+    COALESCE(
+      chat_turn_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
+      FALSE
+    )
     AND NOT COALESCE(
       chat_turn_lines.model_calls BETWEEN 0 AND 200
       AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
@@ -788,10 +2481,21 @@ SELECT
   'pipeline_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('pipeline_runs' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.pipeline_runs__present
+    COALESCE(
+      chat_turn_lines.pipeline_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
+      FALSE
+    )
     AND NOT COALESCE(
       chat_turn_lines.pipeline_runs BETWEEN 0 AND 60
       AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
@@ -813,7 +2517,14 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
   SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
@@ -831,10 +2542,17 @@ SELECT
   'theme' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('theme' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.theme__present
+    NOT pipeline_render_lines.theme IS NULL
     AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
   SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
@@ -853,10 +2571,17 @@ SELECT
   'render_lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('render_lane' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.render_lane__present
+    NOT pipeline_render_lines.render_lane IS NULL
     AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
   SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
@@ -875,10 +2600,21 @@ SELECT
   'slot_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('slot_wait_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.slot_wait_ms__present
+    COALESCE(
+      pipeline_render_lines.slot_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_render_lines.slot_wait_ms BETWEEN 0 AND 120000
       AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
@@ -901,10 +2637,21 @@ SELECT
   'render_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('render_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.render_ms__present
+    COALESCE(
+      pipeline_render_lines.render_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_render_lines.render_ms BETWEEN 0 AND 600000
       AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
@@ -927,10 +2674,17 @@ SELECT
   'passed' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('passed' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.passed__present
+    NOT pipeline_render_lines.passed IS NULL
     AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
   ) AS out_of_domain_values,
   SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
@@ -949,10 +2703,21 @@ SELECT
   'attempt' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('attempt' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.attempt__present
+    COALESCE(
+      pipeline_render_lines.attempt BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_render_lines.attempt BETWEEN 1 AND 2
       AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
@@ -975,7 +2740,14 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
   SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
@@ -994,10 +2766,17 @@ SELECT
   'provider' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('provider' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.provider__present
+    NOT provider_status_lines.provider IS NULL
     AND NOT COALESCE(
       provider_status_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
@@ -1019,10 +2798,17 @@ SELECT
   'state' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('state' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.state__present
+    NOT provider_status_lines.state IS NULL
     AND NOT COALESCE(
       provider_status_lines.state IN ('live', 'rate_limited', 'no_quota', 'unreachable'),
       FALSE
@@ -1044,10 +2830,17 @@ SELECT
   'probe' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('probe' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.probe__present
+    NOT provider_status_lines.probe IS NULL
     AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
   SUM(provider_status_lines.extra_copies) AS duplicate_entries,
@@ -1066,10 +2859,21 @@ SELECT
   'retry_after_s' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('retry_after_s' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.retry_after_s__present
+    COALESCE(
+      provider_status_lines.retry_after_s BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
+      FALSE
+    )
     AND NOT COALESCE(
       provider_status_lines.retry_after_s BETWEEN 0 AND 86400
       AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
@@ -1092,10 +2896,21 @@ SELECT
   'blocked_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('blocked_runs' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.blocked_runs__present
+    COALESCE(
+      provider_status_lines.blocked_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
+      FALSE
+    )
     AND NOT COALESCE(
       provider_status_lines.blocked_runs BETWEEN 0 AND 60
       AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
@@ -1118,7 +2933,14 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
   SUM(provider_status_lines.extra_copies) AS duplicate_entries,

@@ -1,0 +1,47 @@
+"""The report page: every chart inline as SVG, with its query, in one offline HTML file.
+
+jinja2 with autoescaping writes the page; the charts' SVG is matplotlib's own output
+(the one piece marked safe). A Content-Security-Policy forbids every request and every
+script, so the page cannot reach the network even if a value tried to.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+import jinja2
+import markupsafe
+
+from agent_telemetry._pages import write_page
+from agent_telemetry.report._svg import render_svg
+from agent_telemetry.report.charts import ChartData
+
+_TEMPLATES = Path(__file__).with_name("templates")
+
+
+def query_command(sql: str, logs: Sequence[Path]) -> str:
+    return shlex.join(["agent-telemetry", "query", sql, *(str(p) for p in logs)])
+
+
+def render_page(data: Sequence[ChartData], logs: Sequence[Path], summary: dict[str, int]) -> str:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(_TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    charts = [
+        {
+            "data": d,
+            "svg": markupsafe.Markup(render_svg(d)),  # matplotlib's own SVG
+            "command": query_command(d.chart.sql, logs),
+        }
+        for d in data
+    ]
+    return env.get_template("report.html.j2").render(
+        charts=charts, logs=[str(p) for p in logs], summary=summary
+    )
+
+
+__all__ = ["query_command", "render_page", "write_page"]

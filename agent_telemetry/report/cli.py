@@ -1,0 +1,83 @@
+"""``agent-telemetry report LOGS... [--html OUT]``: the charts of a log.
+
+Without ``--html`` each chart's rows print as a table (the terminal renderer); with it,
+the same rows are drawn as SVG charts in one offline HTML page (the ``[report]`` extra).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+class _ReportFailed(click.ClickException):
+    exit_code = 2  # an error, not a finding
+
+
+@click.command("report")
+@click.argument(
+    "logs",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the charts as one self-contained, offline HTML page (needs the [report] extra).",
+)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Deployment file (default: ./telemetry.toml if present).",
+)
+def report_command(logs: tuple[Path, ...], html_path: Path | None, config: Path | None) -> None:
+    """Chart a log: runs per lane and status over time, queue waits, render slot waits,
+    the run and token buckets, provider lane states over time, chat refusals and errors,
+    data quality. Each chart is one query over the views (the page prints it).
+    """
+    from rich.console import Console
+    from rich.text import Text
+
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.report._svg import ReportError
+    from agent_telemetry.report.charts import chart_data
+    from agent_telemetry.warehouse import LoadError, Warehouse, default_config
+    from agent_telemetry.warehouse.results import Result, print_table
+
+    try:
+        with Warehouse(config=default_config(config)) as wh:
+            loaded = wh.load(logs)
+            wh.create_views()
+            data = chart_data(wh)
+    except (LoadError, ConfigError) as exc:
+        raise _ReportFailed(str(exc)) from None
+    console = Console()
+    if html_path is None:
+        for d in data:
+            console.print(Text(f"\n{d.chart.title}", style="bold"))
+            if d.empty:
+                console.print(Text("no data: this log has no rows for this chart", style="dim"))
+            else:
+                print_table(Result(d.columns, d.rows), console)
+        return
+    from agent_telemetry.report._page import render_page, write_page
+
+    try:
+        page = render_page(data, logs, {"loaded": loaded.loaded})
+        write_page(page, html_path)
+    except ReportError as exc:
+        raise _ReportFailed(str(exc)) from None
+    except OSError as exc:
+        raise _ReportFailed(f"cannot write {html_path}: {exc.strerror}") from None
+    empty = [d.chart.title for d in data if d.empty]
+    console.print(
+        Text(
+            f"wrote {html_path}: {len(data)} charts of {loaded.loaded:,} telemetry lines"
+            + (f"; no data for: {', '.join(empty)}" if empty else "")
+        ),
+        soft_wrap=True,
+    )
