@@ -97,10 +97,12 @@ docs-serve: docs
 screenshots: docs $(SYSTEM_STAMP)
 	$(BIN)/python scripts/screenshots.py
 
-# The manual's pictures: docs/diagrams/*.dot -> docs/img/*.svg (tests/docs/test_diagrams.py
-# fails when a committed picture differs from its source's drawing).
+# The manual's pictures: docs/diagrams/*.dot -> docs/img/*.svg, and the demo's report charts
+# (tests/docs/test_diagrams.py and tests/report/test_demo_charts.py fail when a committed
+# picture differs from a fresh drawing).
 diagrams: $(SYSTEM_STAMP)
 	$(BIN)/python scripts/diagrams.py
+	$(BIN)/python scripts/demo_charts.py
 
 # `check` includes the drift check of views-check.
 test: lint imports typecheck pytest check docs
