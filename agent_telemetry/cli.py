@@ -8,6 +8,7 @@ Each package keeps its commands in its ``cli`` module (``views.cli``, ``warehous
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -83,14 +84,29 @@ def main() -> None:
 
 @main.command()
 @click.option("--event", "only", metavar="NAME", help="Show one event only.")
-def events(only: str | None) -> None:
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Deployment file whose [catalogue] to print (default: the nearest "
+    "telemetry.toml, if any; else the package's own events).",
+)
+def events(only: str | None, config: Path | None) -> None:
     """Print the event catalogue: fields, types, allowed values or bounds."""
-    from agent_telemetry.schema import EVENTS, event_spec
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.project import find_config, resolve_project
+    from agent_telemetry.schema import event_spec
+    from agent_telemetry.schema.catalogue import CatalogueError, default_catalogue
 
-    if only is not None and only not in EVENTS:
-        raise click.BadParameter(f"unknown event; known: {', '.join(EVENTS)}", param_hint="--event")
+    found = config or find_config(Path.cwd())
+    try:
+        catalogue = default_catalogue() if found is None else resolve_project(found).catalogue
+    except (ConfigError, CatalogueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    names = catalogue.events
+    if only is not None and only not in names:
+        raise click.BadParameter(f"unknown event; known: {', '.join(names)}", param_hint="--event")
     console = Console()
-    for name, model in EVENTS.items():
+    for name, model in names.items():
         if only is not None and name != only:
             continue
         spec = event_spec(model)
@@ -113,7 +129,7 @@ def events(only: str | None) -> None:
         console.print(table)
 
 
-from agent_telemetry.check.cli import check, lock  # noqa: E402
+from agent_telemetry.check.cli import check, init, lock  # noqa: E402
 
 assert isinstance(main, LazyGroup)
 # `views` is SQL generation; BigQuery deployment and GoogleSQL's analyzer (layers above
@@ -134,5 +150,6 @@ main.add_lazy("query", "agent_telemetry.warehouse.cli:query_command")
 main.add_lazy("report", "agent_telemetry.report.cli:report_command")
 main.add_lazy("check-logs", "agent_telemetry.warehouse.cli:check_logs_command")
 main.add_lazy("demo", "agent_telemetry.demo.cli:demo")
+main.add_command(init)
 main.add_command(lock)
 main.add_command(check)

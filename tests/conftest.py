@@ -79,9 +79,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
                 if callable(clear := getattr(value, "cache_clear", None)):
                     clear()
     from agent_telemetry.emit import _validate
+    from agent_telemetry.schema.catalogue import default_catalogue
 
-    _validate._PLANS.clear()
-    _validate.PLANS_BY_NAME.clear()
+    _validate.use_catalogue(default_catalogue())
 
 
 @pytest.fixture(scope="session")

@@ -6,15 +6,10 @@ from pathlib import Path
 
 from agent_telemetry.check._beside import run_beside
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
-from agent_telemetry.check._definition import (
-    capacities,
-    definition_finding,
-    load_models,
-    load_versions,
-    reviewed_notices,
-)
+from agent_telemetry.check._definition import capacities, definition_finding, reviewed_notices
 from agent_telemetry.check._findings import CheckReport, Finding
 from agent_telemetry.check._git import GitRefError, lock_at_ref
+from agent_telemetry.check._paths import display_path
 from agent_telemetry.errors import AgentTelemetryError, SchemaRuleError
 
 LATER_STAGES = ("lock", "compat", "bindings", "generated", "versions")
@@ -24,51 +19,63 @@ class CheckUsageError(AgentTelemetryError):
     """The check could not run as asked (bad ref, missing config, unreadable lock): exit 2."""
 
 
+def _definition_failed(report: CheckReport, findings: list[Finding]) -> CheckReport:
+    report.stage(DEFINITION_STAGE, findings)
+    for stage in LATER_STAGES:
+        report.skip(stage, "the models do not load")
+    return report
+
+
 def run_check(
-    config_path: Path,
+    config_path: Path | None = None,
     *,
     against: str | None = None,
     lock_path: Path | None = None,
-    models_module: str = "agent_telemetry.schema",
+    models_module: str | None = None,
     views: bool = True,
     sql_dir: Path | None = None,
     docs_path: Path | None = None,
 ) -> CheckReport:
     """Run every stage. Raises CheckUsageError for what is the caller's mistake.
 
+    ``config_path`` (default: the nearest telemetry.toml) is resolved once: its
+    ``[catalogue]`` names the models, the lock, and where the committed view SQL and
+    data dictionary live; ``lock_path``, ``sql_dir`` and ``docs_path`` override those,
+    ``models_module`` the catalogue module (tests check copies of the models with it).
+
     ``views=False`` leaves out the three view stages (the schema stages alone take a
     fraction of a second; the view stages read SQL back with sqlglot).
-
-    ``models_module`` provides ``EVENTS`` (current models) and ``EVENT_VERSIONS`` (every
-    version; without it, the current models only); every stage works from that registry.
-    ``sql_dir`` and ``docs_path`` are the committed generated files (default: the
-    package's ``generated`` folder and ``docs/telemetry.md`` beside the config).
     """
     report = CheckReport(against=against)
-    if not config_path.is_file():
+    if config_path is not None and not config_path.is_file():
         raise CheckUsageError(f"config {config_path} not found (pass --config)")
-
-    models, findings = load_models(models_module)
-    if models is None:
-        report.stage(DEFINITION_STAGE, findings)
-        for stage in LATER_STAGES:
-            report.skip(stage, "the models do not load")
-        return report
     try:
-        versions = load_versions(models_module, models)
-        notices = reviewed_notices(versions)
+        # config imports the package's own models: a model of this package that breaks a
+        # definition rule fails right here, and is reported as such.
+        from agent_telemetry.config import ConfigError
+        from agent_telemetry.project import resolve_project
+        from agent_telemetry.schema.catalogue import CatalogueError, load_catalogue
     except SchemaRuleError as exc:
-        # A class the definition rules never ran on (a base replaced the hook).
-        report.stage(DEFINITION_STAGE, [definition_finding(exc)])
-        for stage in LATER_STAGES:
-            report.skip(stage, "the models do not load")
-        return report
+        return _definition_failed(report, [definition_finding(exc)])
+    try:
+        project = resolve_project(config_path)
+    except ConfigError as exc:
+        raise CheckUsageError(str(exc)) from None
+    try:
+        catalogue = project.catalogue if models_module is None else load_catalogue(models_module)
+    except SchemaRuleError as exc:
+        # A model (or the registry, VersionRuleError) breaks a rule; or a class the
+        # definition rules never ran on (a base replaced the hook).
+        return _definition_failed(report, [definition_finding(exc)])
+    except CatalogueError as exc:
+        raise CheckUsageError(f"[catalogue] module: {exc}") from None
+    models, versions = catalogue.events, catalogue.versions
+    notices = reviewed_notices(versions)
     retired = len(versions) - len(models)
     note = f"{len(models)} events" + (f", {retired} retired version(s)" if retired else "")
-    report.stage(DEFINITION_STAGE, findings + notices, note)
+    report.stage(DEFINITION_STAGE, notices, note)
     report.capacity = capacities(models)
 
-    # Only now: these import agent_telemetry.schema, which has just loaded.
     from agent_telemetry.check._schema_stages import (
         COMPAT_STAGE,
         LOCK_STAGE,
@@ -76,27 +83,27 @@ def run_check(
         known_events,
         lock_drift,
     )
-    from agent_telemetry.config import ConfigError, check_exceptions, load_config
+    from agent_telemetry.config import check_exceptions
     from agent_telemetry.schema.lock import (
-        LOCK_PATH,
         LockFormatError,
         SchemaLock,
         build_lock,
         load_lock,
     )
-    from agent_telemetry.schema.versions import registry_specs
 
-    try:
-        config = load_config(config_path)
-    except ConfigError as exc:
-        raise CheckUsageError(str(exc)) from None
-    lock_path = lock_path or LOCK_PATH
+    config = project.config
+    # What a hint's command needs to run as printed here: only an override the config
+    # does not say (a --config found by no one else, a --lock, --sql-dir or --docs).
+    flags = project.command_flags()
+    if lock_path is not None:
+        flags += f" --lock {display_path(lock_path)}"
+    lock_path = lock_path or project.lock_path
     lock_text = lock_path.read_text(encoding="utf-8") if lock_path.is_file() else None
     try:
         committed = None if lock_text is None else load_lock(lock_text, str(lock_path))
-        specs = registry_specs(versions)
+        specs = catalogue.version_specs()
         current = build_lock(specs)
-        report.stage(LOCK_STAGE, lock_drift(current, lock_text, lock_path))
+        report.stage(LOCK_STAGE, lock_drift(current, lock_text, lock_path, flags))
 
         if against is None:
             base, base_note = committed or SchemaLock(), "against the committed lock"
@@ -111,15 +118,23 @@ def run_check(
                 base = load_lock(base_text, f"{against}:{lock_path.name}")
                 base_note = f"against the lock at {against}"
     except LockFormatError as exc:
-        raise CheckUsageError(f"{exc} (delete it and run `agent-telemetry lock`)") from None
+        raise CheckUsageError(f"{exc} (delete it and run `agent-telemetry lock{flags}`)") from None
     try:
         # An exception may name an event or field the models dropped: the locks know it.
-        check_exceptions(config, known_events(versions, committed, base), str(config_path))
+        check_exceptions(config, known_events(versions, committed, base), str(project.config_path))
     except ConfigError as exc:
         raise CheckUsageError(str(exc)) from None
 
     findings, report.classification = compat_findings(
-        base, current, config.exceptions, models, lock_text, lock_path, versions
+        base,
+        current,
+        config.exceptions,
+        models,
+        lock_text,
+        lock_path,
+        versions,
+        # A copy of the models under test stands in for this package's own: its hints.
+        catalogue.module if models_module is None else None,
     )
     report.stage(COMPAT_STAGE, findings, base_note)
 
@@ -150,16 +165,24 @@ def run_check(
         generated_drift,
         kept_view_findings,
     )
-    from agent_telemetry.views import GENERATED_DIR, ViewBuildError
+    from agent_telemetry.views import ViewBuildError
 
     # Each committed view file is read and parsed once, for the bindings and versions stages.
-    files = CommittedViews(sql_dir or GENERATED_DIR)
+    files = CommittedViews(sql_dir or project.sql_dir)
+    layouts = project.layouts
 
     def bindings() -> tuple[list[Finding], int]:
-        return binding_findings(versions.values(), committed=files, dedupe=config.source.dedupe)
+        return binding_findings(
+            versions.values(), committed=files, dedupe=config.source.dedupe, layouts=layouts
+        )
 
     def drift() -> list[Finding]:
-        return generated_drift(config_path, sql_dir, docs_path, specs)
+        extra = "".join(
+            f" {flag} {display_path(path)}"
+            for flag, path in (("--sql-dir", sql_dir), ("--docs", docs_path))
+            if path is not None
+        )
+        return generated_drift(project, sql_dir, docs_path, specs, flags + extra)
 
     try:  # independent: the drift stage regenerates every view while bindings reads them
         (found, checked), drifted = run_beside(bindings, drift)
@@ -169,7 +192,9 @@ def run_check(
     report.stage(GENERATED_STAGE, drifted)
     report.stage(
         VERSIONS_STAGE,
-        kept_view_findings(current, lock_text, lock_path, committed=files),
+        kept_view_findings(
+            current, lock_text, lock_path, committed=files, layouts=layouts, flags=flags
+        ),
         f"{len(versions)} event version(s), {retired} retired",
     )
     return report

@@ -31,14 +31,18 @@ LOCK_STAGE = "lock"
 COMPAT_STAGE = "compat"
 
 
-def lock_drift(current: SchemaLock, lock_text: str | None, lock_path: Path) -> list[Finding]:
-    """LOCK_DRIFT when the committed lock is not exactly what ``agent-telemetry lock`` writes."""
+def lock_drift(
+    current: SchemaLock, lock_text: str | None, lock_path: Path, flags: str = ""
+) -> list[Finding]:
+    """LOCK_DRIFT when the committed lock is not exactly what ``agent-telemetry lock`` writes.
+
+    ``flags``: what the hint's command needs to run as printed (``--config PATH``)."""
     expected = dump_lock(current)
     if lock_text == expected:
         return []
     shown = display_path(lock_path)
     if lock_text is None:
-        message = f"{shown} is missing; run `agent-telemetry lock` and commit it"
+        message = f"{shown} is missing; run `agent-telemetry lock{flags}` and commit it"
         return [Finding(LOCK_STAGE, "LOCK_DRIFT", message, file=shown)]
     old, new = lock_text.splitlines(), expected.splitlines()
     line = next(
@@ -47,7 +51,7 @@ def lock_drift(current: SchemaLock, lock_text: str | None, lock_path: Path) -> l
     )
     message = (
         f"the lock does not match the models (first difference at line {line}); "
-        "run `agent-telemetry lock` and commit it"
+        f"run `agent-telemetry lock{flags}` and commit it"
     )
     return [Finding(LOCK_STAGE, "LOCK_DRIFT", message, file=shown, line=min(line, len(old) or 1))]
 
@@ -67,7 +71,20 @@ def known_events(versions: Registry, *locks: SchemaLock | None) -> dict[str, fro
 RETIRED_HOME = "RETIRED (agent_telemetry/schema/retired.py)"
 
 
-def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]], versions: Registry) -> str:
+def _retired_home(module: str | None) -> str:
+    """Where a retired version is listed: this package's RETIRED, or a service
+    catalogue's EVENT_VERSIONS."""
+    if module is None or module == "agent_telemetry.schema":
+        return RETIRED_HOME
+    return f"EVENT_VERSIONS of {module}"
+
+
+def _hint(
+    change: Change,
+    models: Mapping[str, type[TelemetryEvent]],
+    versions: Registry,
+    retired_home: str = RETIRED_HOME,
+) -> str:
     exception = (
         f'a reviewed [[exceptions]] entry (rule = "{change.rule}", event = "{change.event}"'
         + (f', field = "{change.field}"' if change.field else "")
@@ -87,7 +104,7 @@ def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]], versions: 
         new = change.version + 1
         return (
             f"Fix: bump {model.__name__}.schema_version to {new} and keep version "
-            f"{change.version} as a retired class, a renamed copy listed in {RETIRED_HOME}: view "
+            f"{change.version} as a retired class, a renamed copy listed in {retired_home}: view "
             f"{view_name(change.event, new)} is added and "
             f"{view_name(change.event, change.version)} kept; or add {exception}."
         )
@@ -102,7 +119,7 @@ def _hint(change: Change, models: Mapping[str, type[TelemetryEvent]], versions: 
     if change.version < model.schema_version:
         return (
             f"Fix: keep version {change.version}'s class (schema_version = {change.version}), "
-            f"listed in {RETIRED_HOME}: its view stays; or add {exception}."
+            f"listed in {retired_home}: its view stays; or add {exception}."
         )
     return f"Fix: restore the model of version {change.version}, or add {exception}."
 
@@ -140,6 +157,7 @@ def compat_findings(
     lock_text: str | None,
     lock_path: Path,
     versions: Registry | None = None,
+    catalogue_module: str | None = None,
 ) -> tuple[list[Finding], dict[str, str]]:
     """Findings for every change from ``base`` to ``current``, and each event's class.
 
@@ -170,7 +188,7 @@ def compat_findings(
         )
 
     for change in outcome.breaking:
-        hint = _hint(change, models, registry)
+        hint = _hint(change, models, registry, _retired_home(catalogue_module))
         findings.append(finding(change, "error", f"{change.detail}. {hint}"))
     for change, exception in outcome.excepted:
         findings.append(

@@ -16,6 +16,7 @@ from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._locate import lock_location
 from agent_telemetry.check._paths import display_path
 from agent_telemetry.config import LAYOUTS, Layout
+from agent_telemetry.project import Project
 from agent_telemetry.schema import EventSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.lock import SchemaLock
 from agent_telemetry.views import (
@@ -110,6 +111,7 @@ def binding_findings(
     committed: CommittedViews | None = None,
     *,
     dedupe: bool = True,
+    layouts: tuple[Layout, ...] = LAYOUTS,
 ) -> tuple[list[Finding], int]:
     """VIEW_BINDING for every column of a committed event view that is not bound to its
     field, read back from the SQL itself. ``models`` are every event version (the
@@ -124,7 +126,7 @@ def binding_findings(
     specs = tuple(event_spec(model) for model in models)
     findings: list[Finding] = []
     checked = 0
-    for layout in LAYOUTS:
+    for layout in layouts:
         for spec in specs:
             name = view_name(spec.name, spec.schema_version)
             view = committed.get(layout, name)
@@ -178,7 +180,7 @@ def _first_changed_lines(diff: str) -> dict[str, int]:
     return lines
 
 
-def drift_findings(result: BuildResult) -> list[Finding]:
+def drift_findings(result: BuildResult, flags: str = "") -> list[Finding]:
     """GENERATED_DRIFT for every committed file that differs from what the models give."""
     first = _first_changed_lines(result.diff)
     findings = []
@@ -189,7 +191,7 @@ def drift_findings(result: BuildResult) -> list[Finding]:
             Finding(
                 GENERATED_STAGE,
                 "GENERATED_DRIFT",
-                f"{what}; run `agent-telemetry views build` and commit the result",
+                f"{what}; run `agent-telemetry views build{flags}` and commit the result",
                 file=shown,
                 line=first.get(os.path.relpath(path)),
             )
@@ -198,14 +200,16 @@ def drift_findings(result: BuildResult) -> list[Finding]:
 
 
 def generated_drift(
-    config_path: Path,
+    config: Path | Project,
     sql_dir: Path | None = None,
     docs_path: Path | None = None,
     specs: tuple[EventSpec, ...] | None = None,
+    flags: str = "",
 ) -> list[Finding]:
-    return drift_findings(
-        build(config_path, check=True, sql_dir=sql_dir, docs_path=docs_path, specs=specs)
-    )
+    """GENERATED_DRIFT findings of the configured layouts' files and the dictionary;
+    ``flags`` make the hint's ``views build`` command run as printed."""
+    result = build(config, check=True, sql_dir=sql_dir, docs_path=docs_path, specs=specs)
+    return drift_findings(result, flags)
 
 
 def _versions_in(tree: exp.Expr) -> set[int]:
@@ -226,9 +230,11 @@ def kept_view_findings(
     lock_path: Path,
     sql_dir: Path = GENERATED_DIR,
     committed: CommittedViews | None = None,
+    layouts: tuple[Layout, ...] = LAYOUTS,
+    flags: str = "",
 ) -> list[Finding]:
     """VIEW_VERSION_KEPT: every locked version of every event has its own committed view
-    in every layout, under its own name, that keeps exactly that version's lines.
+    in every configured layout, under its own name, that keeps exactly that version's lines.
 
     A version bump passes the compatibility rules because the old version's view stays;
     this reads the committed SQL back to hold the views to that promise (a v2 view
@@ -240,7 +246,7 @@ def kept_view_findings(
         view = view_name(name, version)
         missing: list[str] = []
         problems: list[str] = []
-        for layout in LAYOUTS:
+        for layout in layouts:
             found = committed.get(layout, view)
             if found is None:
                 missing.append(layout)
@@ -260,7 +266,7 @@ def kept_view_findings(
                 "VIEW_VERSION_KEPT",
                 f"version {version} has no view of its own ({'; '.join(problems)}); every "
                 "event version keeps a view that reads only its lines (run "
-                "`agent-telemetry views build`)",
+                f"`agent-telemetry views build{flags}`)",
                 event=name,
                 version=version,
                 file=file,

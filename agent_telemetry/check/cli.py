@@ -11,8 +11,6 @@ from pathlib import Path
 
 import click
 
-DEFAULT_CONFIG = Path("telemetry.toml")
-
 
 class UsageFailure(click.ClickException):
     """Exit 2: the command could not run as asked."""
@@ -20,13 +18,19 @@ class UsageFailure(click.ClickException):
     exit_code = 2
 
 
+_CONFIG_HELP = (
+    "Deployment config: its [catalogue] names the models and lock, [views] the committed "
+    "SQL and dictionary, [[exceptions]] the reviewed breaking changes (default: the "
+    "nearest telemetry.toml in this folder or above it, up to the repository root)."
+)
+
+
 @click.command()
 @click.option(
     "--config",
     type=click.Path(path_type=Path, dir_okay=False),
-    default=str(DEFAULT_CONFIG),
-    show_default=True,
-    help="Deployment config; its [[exceptions]] are the reviewed breaking changes.",
+    default=None,
+    help=_CONFIG_HELP,
 )
 @click.option(
     "--against",
@@ -46,21 +50,23 @@ class UsageFailure(click.ClickException):
     "lock_path",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Schema lock to check (default: the package's schema.lock.json).",
+    help="Schema lock to check (default: [catalogue] lock of the config; without "
+    "[catalogue], the package's schema.lock.json).",
 )
 @click.option(
     "--sql-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="The committed view SQL to check, as `views build --sql-dir` wrote it "
-    "(default: the package's generated/ folder).",
+    help="The committed view SQL to check (default: where `views build` writes it: "
+    "[views] dir of the config).",
 )
 @click.option(
     "--docs",
     "docs_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The committed data dictionary (default: docs/telemetry.md beside the config).",
+    help="The committed data dictionary (default: [views] docs of the config, else "
+    "docs/telemetry.md beside it).",
 )
 @click.option(
     "--schema-only",
@@ -71,7 +77,7 @@ class UsageFailure(click.ClickException):
 @click.pass_context
 def check(
     ctx: click.Context,
-    config: Path,
+    config: Path | None,
     against: str | None,
     fmt: str,
     lock_path: Path | None,
@@ -81,8 +87,8 @@ def check(
 ) -> None:
     """Run every check CI needs: definition rules, schema lock, compatibility, views.
 
-    A service repository checks its own deployment's views with ``--config``,
-    ``--sql-dir`` and ``--docs`` (the same paths it gave ``views build``).
+    Everything comes from telemetry.toml: a service repository's [catalogue] makes
+    every stage run on its own models, its own lock and its own git history.
 
     Exit 0 when clean, 1 on violations, 2 when the check cannot run (bad ref,
     missing config, unreadable lock).
@@ -109,14 +115,15 @@ def check(
     "--config",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Deployment config with [[exceptions]] (default: ./telemetry.toml if present).",
+    help=_CONFIG_HELP,
 )
 @click.option(
     "--lock",
     "lock_path",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Where to write the lock (default: the package's schema.lock.json).",
+    help="Where to write the lock (default: [catalogue] lock of the config; without "
+    "[catalogue], the package's schema.lock.json).",
 )
 @click.pass_context
 def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> None:
@@ -126,47 +133,65 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     (agent_telemetry/schema/retired.py). A breaking change to a locked version is
     written only when an [[exceptions]] entry in the config covers it.
     """
-    from agent_telemetry.check._definition import load_models, load_versions
+    from agent_telemetry.check._definition import definition_finding
     from agent_telemetry.check._format import text_line
+    from agent_telemetry.errors import SchemaRuleError
 
-    models, failures = load_models()
-    if models is None:
-        for finding in failures:
-            click.echo(text_line(finding), err=True)
+    try:
+        from agent_telemetry.config import ConfigError
+        from agent_telemetry.project import resolve_project
+        from agent_telemetry.schema.catalogue import CatalogueError
+
+        project = resolve_project(config)
+        catalogue = project.catalogue
+    except SchemaRuleError as exc:
+        click.echo(text_line(definition_finding(exc)), err=True)
         ctx.exit(1)
         return
+    except (ConfigError, CatalogueError) as exc:
+        raise UsageFailure(str(exc)) from None
 
     from agent_telemetry.check._paths import display_path
     from agent_telemetry.check._schema_stages import compat_findings, known_events
-    from agent_telemetry.config import ConfigError, load_config
+    from agent_telemetry.config import check_exceptions
     from agent_telemetry.schema.lock import (
-        LOCK_PATH,
         LockFormatError,
         SchemaLock,
         build_lock,
         dump_lock,
         read_lock,
     )
-    from agent_telemetry.schema.versions import registry_specs
+    from agent_telemetry.views import installed_package
 
-    if config is None and DEFAULT_CONFIG.is_file():
-        config = DEFAULT_CONFIG
-    path = lock_path or LOCK_PATH
+    models, versions = catalogue.events, catalogue.versions
+    path = lock_path or project.lock_path
+    if installed_package(path):
+        raise UsageFailure(
+            "the lock would go into the installed agent_telemetry package (site-packages); "
+            "name your own catalogue and lock in telemetry.toml ([catalogue]; "
+            "`agent-telemetry init` writes it)"
+        )
     try:
         committed = read_lock(path)
     except LockFormatError as exc:
         raise UsageFailure(f"{exc} (delete it to start a new lock)") from None
-    versions = load_versions("agent_telemetry.schema", models)
     try:
         known = known_events(versions, committed)
-        exceptions = () if config is None else load_config(config, known).exceptions
+        exceptions = check_exceptions(project.config, known, str(project.config_path)).exceptions
     except ConfigError as exc:
         raise UsageFailure(str(exc)) from None
-    current = build_lock(registry_specs(versions))
+    current = build_lock(catalogue.version_specs())
     text = dump_lock(current)
     old_text = path.read_text(encoding="utf-8") if path.is_file() else None
     findings, classes = compat_findings(
-        committed or SchemaLock(), current, exceptions, models, old_text, path, versions
+        committed or SchemaLock(),
+        current,
+        exceptions,
+        models,
+        old_text,
+        path,
+        versions,
+        catalogue.module,
     )
     breaking = [f for f in findings if f.severity == "error"]
     if breaking:
@@ -180,6 +205,44 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     if old_text == text:
         click.echo(f"{display_path(path)} is up to date")
         return
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     summary = ", ".join(f"{e} {c}" for e, c in classes.items() if c != "none") or "no changes"
     click.echo(f"wrote {display_path(path)} ({summary})")
+
+
+@click.command()
+@click.option(
+    "--package",
+    metavar="NAME",
+    default=None,
+    help="The service's Python package, where the catalogue module goes (default: "
+    "from the folder's name).",
+)
+@click.pass_context
+def init(ctx: click.Context, package: str | None) -> None:
+    """Set this repository up: telemetry.toml, a starter catalogue, its lock, views,
+    data dictionary and the CI job (never overwrites a file; a second run changes nothing).
+    """
+    from agent_telemetry.check._init import InitError, plan, write
+
+    root = Path.cwd()
+    try:
+        planned = plan(root, package)
+    except InitError as exc:
+        raise UsageFailure(str(exc)) from None
+    for path in write(planned):
+        click.echo(f"wrote {path.relative_to(root).as_posix()}")
+    config = root / "telemetry.toml"
+    ctx.invoke(lock, config=config, lock_path=None)
+
+    from agent_telemetry.project import resolve_project
+    from agent_telemetry.views import build
+
+    result = build(resolve_project(config))
+    for path in result.written:
+        click.echo(f"wrote {path.relative_to(root).as_posix()}")
+    click.echo(
+        "next: edit the [source] and [target] of telemetry.toml, commit everything, and "
+        "run `agent-telemetry check` (docs/ci.md has the pre-commit hook)"
+    )

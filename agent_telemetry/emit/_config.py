@@ -8,23 +8,30 @@ them in the child).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import IO, Any, Final
 
 from agent_telemetry.emit._counters import TelemetryCounters
 from agent_telemetry.emit._logger import TelemetryLogger, make_logger
 from agent_telemetry.emit._output import Shared
+from agent_telemetry.emit._validate import STATE, use_catalogue
+from agent_telemetry.schema import TelemetryEvent
+from agent_telemetry.schema.catalogue import Catalogue, default_catalogue, load_catalogue
+
+CatalogueSource = Catalogue | ModuleType | str | Mapping[str, type[TelemetryEvent]]
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     """``stream`` None means "``sys.stdout`` as it is at each write"; ``clock`` None
-    means the real clock (``time.time_ns``)."""
+    means the real clock (``time.time_ns``); ``catalogue`` None means the package's own."""
 
     stream: IO[Any] | None = None
     strict: bool = False
     clock: Callable[[], int] | None = None
+    catalogue: Catalogue | None = None
 
 
 SHARED = Shared()
@@ -41,6 +48,9 @@ CURRENT = _Current()
 
 def _install(settings: Settings) -> None:
     # Callers hold SHARED.configure_lock. The logger is swapped last, in one assignment.
+    catalogue = settings.catalogue or default_catalogue()
+    if STATE.active.catalogue is not catalogue:
+        use_catalogue(catalogue)
     CURRENT.settings = settings
     CURRENT.logger = make_logger(SHARED, settings.stream, settings.strict, settings.clock)
 
@@ -60,9 +70,10 @@ def configure(
     stream: IO[Any] | None = None,
     strict: bool | None = None,
     clock: Callable[[], int] | _Keep | None = _KEEP,
+    catalogue: CatalogueSource | None = None,
 ) -> None:
-    """Set where lines go, the mode and the clock; ``stream`` and ``strict`` left as None,
-    and ``clock`` left out, keep their current values.
+    """Set where lines go, the mode, the clock and the catalogue; ``stream``, ``strict``
+    and ``catalogue`` left as None, and ``clock`` left out, keep their current values.
 
     ``stream``: any object with ``write`` (text or binary) and ``flush``; the default,
     until configured, is ``sys.stdout`` looked up at each write.
@@ -72,7 +83,15 @@ def configure(
     line to stamp its ``time`` (a simulation, a replay, a test that wants exact times);
     ``clock=None`` goes back to the real clock. A clock that raises or returns a
     non-integer makes the line an ``internal_error`` rejection (strict: raises).
+    ``catalogue``: the service's own catalogue: a module exposing ``EVENTS`` (and
+    optionally ``EVENT_VERSIONS``), its import path (``"myservice.telemetry"``, the
+    ``[catalogue] module`` of telemetry.toml), or a ``name -> model`` mapping. Emit by
+    name resolves there, and only its own current models are written: any other class
+    is ``telemetry_rejected`` / ``unknown_event`` (strict: raises). Loaded here, once;
+    a catalogue that does not load raises ``CatalogueError`` (or the model's
+    ``SchemaRuleError``) from this call, in either mode. Nothing reads telemetry.toml.
     """
+    loaded = None if catalogue is None else load_catalogue(catalogue)
     with SHARED.configure_lock:
         current = CURRENT.settings
         _install(
@@ -80,12 +99,14 @@ def configure(
                 stream=current.stream if stream is None else stream,
                 strict=current.strict if strict is None else bool(strict),
                 clock=current.clock if isinstance(clock, _Keep) else clock,
+                catalogue=current.catalogue if loaded is None else loaded,
             )
         )
 
 
 def reset_defaults() -> None:
-    """Back to ``sys.stdout`` (looked up at each write), lenient mode and the real clock."""
+    """Back to ``sys.stdout`` (looked up at each write), lenient mode, the real clock and
+    the package's own catalogue."""
     with SHARED.configure_lock:
         _install(Settings())
 
@@ -97,8 +118,9 @@ def settings() -> Settings:
 
 def counters() -> TelemetryCounters:
     """A snapshot of the counters since start (or the last ``reset_counters``)."""
+    known = STATE.active.names
     with SHARED.lock:
-        return SHARED.counters.snapshot()
+        return SHARED.counters.snapshot(known)
 
 
 def reset_counters() -> None:

@@ -1,23 +1,35 @@
 """Counters a service can export as metrics: what the emitter wrote, dropped and rejected.
 
 Updated while the write lock is held, so a snapshot is exact even under many threads.
-Keys are event names from the catalogue and closed-set reasons only. Each emit that
+Keys are event names of the configured catalogue (anything else, such as an event of a
+catalogue configured earlier, is summed under one ``unknown`` key) and closed-set
+reasons only. Each emit that
 writes nothing lands in exactly one of ``write_failed``, ``partial_write``,
 ``internal_errors`` or ``reentrant_dropped``; ``flush_failed`` lines are also ``emitted``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from agent_telemetry.schema.envelope import REJECTED_EVENT
 
+UNKNOWN_KEY = "unknown"
 
-def _frozen(counts: dict[str, int]) -> Mapping[str, int]:
-    return MappingProxyType(dict(counts))
+
+def _frozen(counts: dict[str, int], known: Set[str] | None = None) -> Mapping[str, int]:
+    """A read-only copy; with ``known``, every key outside it (and the package's own
+    ``telemetry_rejected``) is summed under one ``unknown`` key."""
+    if known is None:
+        return MappingProxyType(dict(counts))
+    folded: dict[str, int] = {}
+    for key, value in counts.items():
+        name = key if key in known or key == REJECTED_EVENT else UNKNOWN_KEY
+        folded[name] = folded.get(name, 0) + value
+    return MappingProxyType(folded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,15 +110,17 @@ class Counters:
         if "unknown_fields" in record:
             bump(self.unknown, event)
 
-    def snapshot(self) -> TelemetryCounters:
+    def snapshot(self, known: Set[str] | None = None) -> TelemetryCounters:
+        """``known``: the catalogue's event names; any other key (an event of a catalogue
+        configured earlier) is counted under ``unknown``."""
         return TelemetryCounters(
-            emitted=_frozen(self.emitted),
-            invalid=_frozen(self.invalid),
-            unknown=_frozen(self.unknown),
+            emitted=_frozen(self.emitted, known),
+            invalid=_frozen(self.invalid, known),
+            unknown=_frozen(self.unknown, known),
             rejected=_frozen(self.rejected),
-            write_failed=_frozen(self.write_failed),
-            partial_write=_frozen(self.partial_write),
-            flush_failed=_frozen(self.flush_failed),
+            write_failed=_frozen(self.write_failed, known),
+            partial_write=_frozen(self.partial_write, known),
+            flush_failed=_frozen(self.flush_failed, known),
             internal_errors=self.internal_errors,
             reentrant_dropped=self.reentrant_dropped,
         )

@@ -27,14 +27,13 @@ from structlog.typing import EventDict, WrappedLogger
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._time import rfc3339_utc
 from agent_telemetry.emit._validate import (
-    PLANS_BY_NAME,
     SEVERITY,
+    STATE,
     Plan,
     check,
     plan_by_name,
     resolve,
 )
-from agent_telemetry.schema import EVENTS
 from agent_telemetry.schema.envelope import (
     ENVELOPE_KEYS,
     REJECTED_EVENT,
@@ -66,7 +65,8 @@ def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -
     """``event`` -> ``plan``, or ``reason`` (strict mode raises instead)."""
     event = event_dict.get("event")  # structlog leaves the key out when event is None
     if type(event) is str:
-        plan = PLANS_BY_NAME.get(event) or plan_by_name(event)
+        active = STATE.active
+        plan = active.by_name.get(event) or plan_by_name(event, active)
         if plan is not None:
             event_dict["plan"] = plan
             return event_dict
@@ -79,7 +79,11 @@ def resolve_event(_logger: WrappedLogger, _method: str, event_dict: EventDict) -
             if resolved.reason is RejectReason.RETIRED_VERSION:
                 hint = "a retired schema_version; emit the event's current model (EVENTS)"
             else:
-                hint = f"known events: {', '.join(EVENTS)}; or pass an event model"
+                known = ", ".join(STATE.active.catalogue.events)
+                hint = (
+                    f"known events: {known}; an event model must be the configured "
+                    "catalogue's own (configure(catalogue=...))"
+                )
             problem = Problem(None, resolved.reason.value, hint)
             raise TelemetryValidationError(None, (problem,))
         event_dict["reason"] = resolved.reason

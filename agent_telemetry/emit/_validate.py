@@ -22,7 +22,8 @@ from pydantic_core import SchemaValidator
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._fast_record import RecordValidator, record_validator
 from agent_telemetry.emit._guard import Domains, domains, recheck
-from agent_telemetry.schema import EVENTS, FieldSpec, TelemetryEvent, event_spec
+from agent_telemetry.schema import FieldSpec, TelemetryEvent, event_spec
+from agent_telemetry.schema.catalogue import Catalogue, default_catalogue
 from agent_telemetry.schema.envelope import RESERVED_FIELD_NAMES, RejectReason
 from agent_telemetry.schema.spec import base_type
 
@@ -55,7 +56,36 @@ class Plan:
 Checked = tuple[dict[str, Any], tuple[str, ...], int]
 
 
-_PLANS: dict[type[TelemetryEvent], Plan] = {}
+class Active:
+    """The emitter's catalogue and the plans made from it, swapped whole by ``configure``.
+
+    Plans are made only for the catalogue's own current models, so both dicts hold at most
+    one entry per catalogued event: a class made per user at run time never gets one.
+    A thread still holding the previous ``Active`` fills that one's dicts, never these.
+    """
+
+    __slots__ = ("by_model", "by_name", "catalogue", "names")
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        self.catalogue = catalogue
+        self.names = frozenset(catalogue.events)
+        self.by_name: dict[str, Plan] = {}
+        self.by_model: dict[type[TelemetryEvent], Plan] = {}
+
+
+class _State:
+    __slots__ = ("active",)
+
+    def __init__(self) -> None:
+        self.active = Active(default_catalogue())
+
+
+STATE = _State()
+
+
+def use_catalogue(catalogue: Catalogue) -> None:
+    """Make ``catalogue`` the one events resolve in (one assignment: atomic for readers)."""
+    STATE.active = Active(catalogue)
 
 
 def _placeholder(spec: FieldSpec) -> Any:
@@ -68,9 +98,13 @@ def _placeholder(spec: FieldSpec) -> Any:
     return False
 
 
-def plan_for(model: type[TelemetryEvent]) -> Plan:
-    """The (cached) plan of a rule-checked event model."""
-    plan = _PLANS.get(model)
+def plan_for(
+    model: type[TelemetryEvent], cache: dict[type[TelemetryEvent], Plan] | None = None
+) -> Plan:
+    """The plan of a rule-checked event model, cached in ``cache`` (default: the active
+    catalogue's). ``resolve`` calls it for the catalogue's own models only."""
+    cache = STATE.active.by_model if cache is None else cache
+    plan = cache.get(model)
     if plan is not None:
         return plan
     spec = event_spec(model)
@@ -103,22 +137,19 @@ def plan_for(model: type[TelemetryEvent]) -> Plan:
         # A plain Enum's members need unwrapping, which only the careful path does.
         fast=None if enums else record_validator(model, envelope),
     )
-    _PLANS[model] = plan
+    cache[model] = plan
     return plan
 
 
-# Catalogue name -> plan, filled on each name's first use; the hot path reads it directly.
-PLANS_BY_NAME: dict[str, Plan] = {}
-
-
-def plan_by_name(name: str) -> Plan | None:
-    """The plan of a catalogue event by exact name."""
-    plan = PLANS_BY_NAME.get(name)
+def plan_by_name(name: str, active: Active | None = None) -> Plan | None:
+    """The plan of a catalogue event by exact name (filled on each name's first use)."""
+    active = active or STATE.active
+    plan = active.by_name.get(name)
     if plan is None:
-        model = EVENTS.get(name)
+        model = active.catalogue.events.get(name)
         if model is None:
             return None
-        plan = PLANS_BY_NAME[name] = plan_for(model)
+        plan = active.by_name[name] = plan_for(model, active.by_model)
     return plan
 
 
@@ -128,10 +159,16 @@ def _is_event_model(candidate: type) -> TypeGuard[type[TelemetryEvent]]:
     return issubclass(candidate, TelemetryEvent) and "event_name" in candidate.__dict__
 
 
-def is_retired(model: type[TelemetryEvent]) -> bool:
-    """A model of a catalogue event whose schema_version is not the current one."""
-    current = EVENTS.get(model.event_name)
-    return current is not None and current.schema_version != model.schema_version
+def _judge_model(model: type[TelemetryEvent], active: Active) -> Plan | RejectReason:
+    """Only the catalogue's own current model of an event is written: a retired version
+    is ``retired_version``; any other class, however well it passes the rules (a copy,
+    a subclass, a class made at run time with ``type()``), is ``unknown_event``."""
+    current = active.catalogue.events.get(model.event_name)
+    if current is model:
+        return plan_for(model, active.by_model)
+    if active.catalogue.versions.get((model.event_name, model.schema_version)) is model:
+        return RejectReason.RETIRED_VERSION
+    return RejectReason.UNKNOWN_EVENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,26 +180,29 @@ class Resolved:
 
 def resolve(event: object) -> Resolved:
     """An event name, an event model class or an event instance -> its plan."""
+    active = STATE.active
     try:
         if isinstance(event, str):
             # str.__str__ gives an exact str, whatever a subclass does to __hash__/__eq__.
-            plan = plan_by_name(str.__str__(event))
+            plan = plan_by_name(str.__str__(event), active)
             if plan is None:
                 return Resolved(None, RejectReason.UNKNOWN_EVENT)
             return Resolved(plan)
         if isinstance(event, type):
             if _is_event_model(event):
-                if is_retired(event):
-                    return Resolved(None, RejectReason.RETIRED_VERSION)
-                return Resolved(plan_for(event))
+                judged = _judge_model(event, active)
+                if isinstance(judged, RejectReason):
+                    return Resolved(None, judged)
+                return Resolved(judged)
             return Resolved(None, RejectReason.BAD_EVENT_TYPE)
         kind = type(event)
         if _is_event_model(kind):
-            if is_retired(kind):
-                return Resolved(None, RejectReason.RETIRED_VERSION)
+            judged = _judge_model(kind, active)
+            if isinstance(judged, RejectReason):
+                return Resolved(None, judged)
             # Re-validated like keyword fields: model_construct() builds unchecked instances.
             values = object.__getattribute__(event, "__dict__")
-            return Resolved(plan_for(kind), instance_fields=dict(values))
+            return Resolved(judged, instance_fields=dict(values))
     except Exception:
         pass
     return Resolved(None, RejectReason.BAD_EVENT_TYPE)

@@ -130,8 +130,11 @@ def _from_module(module: ModuleType, origin: str) -> Catalogue:
     return Catalogue(origin, MappingProxyType(events), versions)
 
 
-def load_catalogue(source: ModuleType | str | Mapping[str, type[TelemetryEvent]]) -> Catalogue:
-    """A catalogue from a module, its import path, or a ``name -> model`` mapping.
+def load_catalogue(
+    source: Catalogue | ModuleType | str | Mapping[str, type[TelemetryEvent]],
+) -> Catalogue:
+    """A catalogue from a module, its import path, or a ``name -> model`` mapping (a
+    ``Catalogue`` is returned as it is).
 
     A module (or path) exposes ``EVENTS`` and, optionally, ``EVENT_VERSIONS`` (retired
     versions too; without it, the current models only). Importing runs the definition
@@ -165,7 +168,14 @@ def load_catalogue(source: ModuleType | str | Mapping[str, type[TelemetryEvent]]
 
 @cache
 def default_catalogue() -> Catalogue:
-    """The package's own catalogue: pipeline_run, chat_turn, pipeline_render, provider_status."""
-    import agent_telemetry.schema as package
+    """The package's own catalogue: pipeline_run, chat_turn, pipeline_render, provider_status.
 
-    return _from_module(package, DEFAULT_MODULE)
+    Built from the modules ``agent_telemetry.schema`` itself reads (``EVENTS``,
+    ``RETIRED``), so this module never imports its own package back."""
+    from agent_telemetry.schema.events import EVENTS
+    from agent_telemetry.schema.retired import RETIRED
+
+    events = _checked_events(EVENTS)
+    return Catalogue(
+        DEFAULT_MODULE, MappingProxyType(events), version_registry(events.values(), RETIRED)
+    )

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         BuildResult,
         build,
         expected_files,
+        installed_package,
         sql_path,
     )
     from agent_telemetry.views._dedupe import dedupe_violations
@@ -85,6 +86,7 @@ _LAZY = {
     "BuildResult": "_build",
     "build": "_build",
     "expected_files": "_build",
+    "installed_package": "_build",
     "sql_path": "_build",
     "MANAGED_BY": "_render",
     "ColumnDoc": "_render",
@@ -122,6 +124,7 @@ __all__ = [
     "expected_sources",
     "generate_views",
     "googlesql_type",
+    "installed_package",
     "parse_view",
     "payload_fields",
     "schema_type",

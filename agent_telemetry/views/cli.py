@@ -123,8 +123,19 @@ def _rebuild_command(
     show_default=True,
     help="Sink table layout (analytics reads _AllLogs, which has no table to create).",
 )
-def sink_schema_command(layout: str) -> None:
-    """Print the BigQuery JSON schema to pre-create the sink table."""
+@config_option
+def sink_schema_command(layout: str, config_path: Path | None) -> None:
+    """Print the BigQuery JSON schema to pre-create the sink table (of the configured
+    catalogue's events; without a telemetry.toml, the package's own)."""
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.project import find_config, resolve_project
+    from agent_telemetry.schema.catalogue import CatalogueError, default_catalogue
     from agent_telemetry.views._sink import sink_schema
 
-    click.echo(json.dumps(sink_schema(layout), indent=2))  # type: ignore[arg-type]
+    found = config_path or find_config(Path.cwd())
+    try:
+        catalogue = default_catalogue() if found is None else resolve_project(found).catalogue
+    except (ConfigError, CatalogueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    schema = sink_schema(layout, catalogue.version_specs())  # type: ignore[arg-type]
+    click.echo(json.dumps(schema, indent=2))

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_telemetry.schema import EVENT_VERSIONS, EventSpec, FieldSpec, TelemetryEvent, event_spec
+from agent_telemetry.schema.coverage import Coverage, Observed, coverage
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS, NOT_A_FIELD, REJECTED_EVENT, RejectReason
 from agent_telemetry.schema.versions import current_models
 from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
@@ -241,6 +242,22 @@ class LogCheckReport:
         wrong file, or a service that writes no telemetry), and every file read to its
         end (a file stopped at a limit was not checked whole)."""
         return self.violations == 0 and self.telemetry > 0 and not self.stopped
+
+    def observed(self) -> Observed:
+        """What the valid lines showed, for ``schema.coverage``."""
+        seen = Observed()
+        for name, check in self.events.items():
+            if check.valid:
+                seen.events.add(name)
+            for field_name, cov in check.coverage.items():
+                if cov.valid:
+                    seen.fields.add((name, field_name))
+                seen.members.update((name, field_name, m) for m in cov.members)
+        return seen
+
+    def coverage(self) -> Coverage:
+        """Which events, fields and enum members of the catalogue no valid line showed."""
+        return coverage((check.spec for check in self.events.values()), self.observed())
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -10,12 +10,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent_telemetry.schema.coverage import Coverage
 from agent_telemetry.warehouse._checklogs import COERCIONS, LINE_RULES, LogCheckReport
 from agent_telemetry.warehouse._inputs import Repeat, repeat_warning
 
 
-def render_json(report: LogCheckReport) -> str:
-    return json.dumps(report.as_dict(), indent=2)
+def render_json(report: LogCheckReport, covered: Coverage | None = None) -> str:
+    document = report.as_dict()
+    if covered is not None:
+        document["telemetry_coverage"] = covered.as_dict()
+    return json.dumps(document, indent=2)
 
 
 NUMERIC = frozenset(

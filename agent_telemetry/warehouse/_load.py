@@ -204,6 +204,9 @@ class _Staging:
         self, con: duckdb.DuckDBPyConnection, table: str, sink: SinkColumns, *, fast: bool
     ) -> None:
         self.con, self.table, self.sink = con, table, sink
+        # DuckDB draws a progress bar on stdout for long statements: the load has its own.
+        ((self._bar,),) = con.execute("SELECT current_setting('enable_progress_bar')").fetchall()
+        con.execute("SET enable_progress_bar = false")
         columns = ", ".join(
             f"{quote_identifier(name)} {kind}" for name, kind in sink.columns.items()
         )
@@ -221,6 +224,7 @@ class _Staging:
     def drop(self) -> None:
         self.con.execute(f"DROP TABLE IF EXISTS {STAGED}")
         self.con.execute(f"DROP TABLE IF EXISTS {_SEEN}")
+        self.con.execute(f"SET enable_progress_bar = {bool(self._bar)}")
 
     def commit(self, label: str, loaded: int) -> int:
         """Store the staged telemetry rows in the table; how many were seen before."""

@@ -22,6 +22,7 @@ from agent_telemetry.warehouse.results import FORMATS, ResultFormat
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agent_telemetry.schema.catalogue import Catalogue
     from agent_telemetry.warehouse._load import LoadReport
     from agent_telemetry.warehouse._source import Limits
 
@@ -335,8 +336,35 @@ def query_command(
     "(5.0) are violations, not coercions.",
 )
 @_limit_options
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Deployment file whose [catalogue] the lines are checked against (default: the "
+    "nearest telemetry.toml, if any; else the package's own events).",
+)
+@click.option(
+    "--coverage",
+    "show_coverage",
+    is_flag=True,
+    help="Also report which events, fields and enum members of the catalogue no valid "
+    "line showed (counts and the catalogue's own names only).",
+)
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(0, 100),
+    metavar="PCT",
+    default=None,
+    help="Exit 1 when the coverage is below PCT percent (implies --coverage).",
+)
 def check_logs_command(
-    logs: tuple[Path, ...], output: str, strict_types: bool, max_decompressed: int, max_ratio: int
+    logs: tuple[Path, ...],
+    output: str,
+    strict_types: bool,
+    config: Path | None,
+    show_coverage: bool,
+    fail_under: float | None,
+    max_decompressed: int,
+    max_ratio: int,
 ) -> None:
     """Check real log lines against the models: per event valid and invalid lines,
     violations by field and rule (never the values), unknown events and coverage.
@@ -358,6 +386,7 @@ def check_logs_command(
     from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._source import LoadError
 
+    catalogue = _catalogue(config)
     limits = _limits(max_decompressed, max_ratio)
     err = Console(stderr=True)
     total = sum(path.stat().st_size for path in logs)
@@ -365,14 +394,44 @@ def check_logs_command(
         if wants_bar(err, total):
             with RichLoadProgress(err, total) as progress:
                 report = check_logs(
-                    logs, strict_types=strict_types, limits=limits, progress=progress
+                    logs,
+                    catalogue.versions,
+                    strict_types=strict_types,
+                    limits=limits,
+                    progress=progress,
                 )
         else:
-            report = check_logs(logs, strict_types=strict_types, limits=limits)
+            report = check_logs(logs, catalogue.versions, strict_types=strict_types, limits=limits)
     except LoadError as error:
         raise click.ClickException(str(error)) from None
+    covered = report.coverage() if show_coverage or fail_under is not None else None
     if output == "json":
-        click.echo(render_json(report))
+        click.echo(render_json(report, covered))
     else:
         render_text(report, Console())
-    sys.exit(0 if report.clean else 1)
+        if covered is not None:
+            for line in covered.lines():
+                click.echo(line)
+    failed = not report.clean
+    if covered is not None and fail_under is not None and covered.below(fail_under):
+        click.echo(
+            f"telemetry coverage {covered.percent:.1f}% is below --fail-under {fail_under:g}",
+            err=True,
+        )
+        failed = True
+    sys.exit(1 if failed else 0)
+
+
+def _catalogue(config: Path | None) -> Catalogue:
+    """The catalogue of ``config``, else of the nearest telemetry.toml, else the package's."""
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.project import find_config, resolve_project
+    from agent_telemetry.schema.catalogue import CatalogueError, default_catalogue
+
+    path = config or find_config(Path.cwd())
+    if path is None:
+        return default_catalogue()
+    try:
+        return resolve_project(path).catalogue
+    except (ConfigError, CatalogueError) as error:
+        raise click.ClickException(str(error)) from None

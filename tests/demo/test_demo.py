@@ -94,3 +94,19 @@ def test_make_demo_command_prints_every_answer(tmp_path: Path) -> None:
         assert title in outcome.output
     assert f"check-logs {out / 'telemetry.jsonl'}: clean" in outcome.output
     assert (out / "warehouse.duckdb").is_file()
+
+
+def test_check_logs_coverage_names_what_the_demo_never_emits(result: DemoResult) -> None:
+    log = str(result.log)
+    shown = CliRunner().invoke(main, ["check-logs", log, "--coverage"])
+    assert shown.exit_code == 0, shown.output
+    assert "telemetry coverage: " in shown.output
+    covered = result.check.coverage()
+    assert covered.missing
+    assert covered.percent < 100
+    for name in (*covered.missing_events, *covered.missing_fields, *covered.missing_members):
+        assert name in shown.output
+    gate = CliRunner().invoke(main, ["check-logs", log, "--coverage", "--fail-under", "100"])
+    assert gate.exit_code == 1
+    assert "is below --fail-under 100" in gate.output
+    assert covered.missing_members[0] in gate.output

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -83,69 +84,88 @@ def test_the_site_has_a_page_for_every_page_of_the_manual(site: Path) -> None:
     assert {p.stem for p in _pages(site)} == sources
 
 
+@dataclass(frozen=True)
+class Reading:
+    """One page at one width, as chromium laid it out; each test asserts one aspect."""
+
+    problems: list[str]  # console errors, page errors, requests leaving the machine
+    clipped: list[str]
+    broken: list[str]
+    scrolling: list[str]
+    links: list[str]
+
+
+def _read(browser: Any, page: Path, viewport: dict[str, int]) -> Reading:
+    with visit(browser, file_url(page), viewport) as seen:
+        return Reading(
+            problems=seen.console_errors + seen.page_errors + seen.remote_requests(),
+            clipped=seen.page.evaluate(CLIPPED_JS),
+            broken=seen.page.evaluate(BROKEN_JS),
+            scrolling=seen.page.evaluate(SCROLLING_JS, MUST_FIT_CHARS),
+            links=seen.page.evaluate(LINKS_JS),
+        )
+
+
+@pytest.fixture(scope="session")
+def readings(site: Path, browser: Any) -> dict[str, dict[str, Reading]]:
+    """Every page read once per width (one pass each: the site has ~25 pages)."""
+    widths = {"1280px": DESKTOP, "phone": PHONE}
+    return {
+        width: {page.name: _read(browser, page, viewport) for page in _pages(site)}
+        for width, viewport in widths.items()
+    }
+
+
+def _found(readings: dict[str, Reading], aspect: str) -> dict[str, list[str]]:
+    return {name: getattr(r, aspect) for name, r in readings.items() if getattr(r, aspect)}
+
+
 def test_every_page_opens_as_a_file_with_no_console_error_and_no_request_out(
-    site: Path, browser: Any
+    readings: dict[str, dict[str, Reading]],
 ) -> None:
-    problems = {}
-    for page in _pages(site):
-        with visit(browser, file_url(page)) as seen:
-            bad = seen.console_errors + seen.page_errors + seen.remote_requests()
-            if bad:
-                problems[page.name] = bad
-    assert problems == {}
+    assert _found(readings["1280px"], "problems") == {}
+    assert _found(readings["phone"], "problems") == {}
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280px", "phone"])
+@pytest.mark.parametrize("width", ["1280px", "phone"])
 def test_no_code_block_or_table_is_clipped_and_no_identifier_breaks(
-    site: Path, browser: Any, viewport: dict[str, int]
+    readings: dict[str, dict[str, Reading]], width: str
 ) -> None:
-    clipped, broken = {}, {}
-    for page in _pages(site):
-        with visit(browser, file_url(page), viewport) as seen:
-            if found := seen.page.evaluate(CLIPPED_JS):
-                clipped[page.name] = found
-            if found := seen.page.evaluate(BROKEN_JS):
-                broken[page.name] = found
-    assert clipped == {}
-    assert broken == {}
+    assert _found(readings[width], "clipped") == {}
+    assert _found(readings[width], "broken") == {}
 
 
 def test_at_1280px_every_block_of_up_to_100_characters_a_line_fits(
-    site: Path, browser: Any
+    readings: dict[str, dict[str, Reading]],
 ) -> None:
-    scrolling = {}
-    for page in _pages(site):
-        with visit(browser, file_url(page), DESKTOP) as seen:
-            if found := seen.page.evaluate(SCROLLING_JS, MUST_FIT_CHARS):
-                scrolling[page.name] = found
-    assert scrolling == {}
+    assert _found(readings["1280px"], "scrolling") == {}
 
 
 def _anchors(page: Path) -> set[str]:
     return set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
 
 
-def test_every_internal_link_and_anchor_resolves(site: Path, browser: Any) -> None:
+def test_every_internal_link_and_anchor_resolves(
+    readings: dict[str, dict[str, Reading]],
+) -> None:
     anchors = functools.cache(_anchors)
     dead = []
-    for page in _pages(site):
-        with visit(browser, file_url(page)) as seen:
-            links = seen.page.evaluate(LINKS_JS)
-        for link in links:
+    for name, reading in readings["1280px"].items():
+        for link in reading.links:
             parts = urlsplit(link)
             if parts.scheme != "file":
                 continue
             target = Path(unquote(parts.path))
             if target.is_dir():
-                dead.append(f"{page.name} -> {link} (a folder: a file:// reader gets a listing)")
+                dead.append(f"{name} -> {link} (a folder: a file:// reader gets a listing)")
             elif not target.is_file():
-                dead.append(f"{page.name} -> {link}")
+                dead.append(f"{name} -> {link}")
             elif (
                 parts.fragment
                 and target.suffix == ".html"
                 and unquote(parts.fragment) not in anchors(target)
             ):
-                dead.append(f"{page.name} -> {link} (no such anchor)")
+                dead.append(f"{name} -> {link} (no such anchor)")
     assert dead == []
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -17,6 +18,8 @@ from typing import Any
 import pytest
 
 from agent_telemetry.emit import configure, reset_counters, reset_defaults, settings
+from agent_telemetry.schema import TelemetryEvent
+from agent_telemetry.schema.catalogue import default_catalogue
 
 
 class HalfThenWait(io.StringIO):
@@ -46,8 +49,37 @@ def emitting(*, strict: bool = False) -> Iterator[io.StringIO]:
         yield buffer
     finally:
         reset_defaults()
-        configure(stream=previous.stream, strict=previous.strict, clock=previous.clock)
+        configure(
+            stream=previous.stream,
+            strict=previous.strict,
+            clock=previous.clock,
+            catalogue=previous.catalogue or default_catalogue(),
+        )
         reset_counters()
+
+
+def admit(*models: type[TelemetryEvent], retired: tuple[type[TelemetryEvent], ...] = ()) -> None:
+    """Make the emitter's catalogue the package's events plus ``models`` (replacing an
+    event of the same name) and the ``retired`` versions: the emitter writes only the
+    configured catalogue's own models. ``emitting`` and ``admitted`` put it back."""
+    events = {**default_catalogue().events, **{m.event_name: m for m in models}}
+    module = types.ModuleType("tests_emit_admitted")
+    module.EVENTS = events  # type: ignore[attr-defined]
+    if retired:
+        versions = {(m.event_name, m.schema_version): m for m in (*events.values(), *retired)}
+        module.EVENT_VERSIONS = versions  # type: ignore[attr-defined]
+    configure(catalogue=module)
+
+
+@contextmanager
+def admitted(*models: type[TelemetryEvent]) -> Iterator[None]:
+    """``admit`` for the block, then the catalogue as it was."""
+    previous = settings().catalogue or default_catalogue()
+    admit(*models)
+    try:
+        yield
+    finally:
+        configure(catalogue=previous)
 
 
 def lines(buffer: io.StringIO) -> list[dict[str, Any]]:

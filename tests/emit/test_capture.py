@@ -102,3 +102,30 @@ def test_the_fixture_is_installed_as_a_pytest_plugin(tmp_path: Path) -> None:
 
 def test_fixture_is_listed_by_pytest(pytestconfig: pytest.Config) -> None:
     assert pytestconfig.pluginmanager.has_plugin("agent_telemetry")
+
+
+def _service_tests(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    from tests.service import copy_service
+
+    service = copy_service(tmp_path / "svc")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        capture_output=True,
+        text=True,
+        cwd=service,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_session_reports_the_services_telemetry_coverage(tmp_path: Path) -> None:
+    # examples/service's own tests: the fixture takes its [catalogue] from telemetry.toml.
+    out = _service_tests(tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "telemetry coverage" in out.stdout
+    assert "cache_lookup.result=stale" in out.stdout  # the member its tests never emit
+    assert "cache_lookup.result=hit" not in out.stdout
+    failed = _service_tests(tmp_path / "again", "--telemetry-fail-under", "100")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "2 passed" in failed.stdout
+    assert "is below 100%" in failed.stdout

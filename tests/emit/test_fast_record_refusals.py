@@ -20,7 +20,7 @@ from pydantic import Field, model_validator
 from agent_telemetry.emit import TelemetryValidationError, emit
 from agent_telemetry.emit._fast_record import record_validator
 from agent_telemetry.schema import EVENTS, TelemetryEvent
-from tests.emit.conftest import lines
+from tests.emit.conftest import admit, lines
 from tests.emit.test_fast_record import by_model
 from tests.emit.test_fast_record_fresh import by_fresh_path, fresh
 from tests.emit.test_unknown_and_unusable import SECRET, VALID
@@ -138,6 +138,7 @@ def test_a_model_the_hot_path_cannot_reproduce_gets_none_and_its_refusals_are_na
     model = make()
     envelope = {"event": model.event_name, "schema_version": 1, "severity": "INFO", "time": ""}
     assert record_validator(model, envelope) is None
+    admit(model)
     emit(model, attempts=refused)
     (line,) = lines(lenient)
     assert line["invalid_fields"] == ["attempts"]
@@ -149,7 +150,9 @@ def test_a_model_the_hot_path_cannot_reproduce_raises_the_models_error_in_strict
     strict: io.StringIO, case: tuple[Callable[[], type[TelemetryEvent]], int, str]
 ) -> None:
     make, refused, message = case
+    model = make()
+    admit(model)
     with pytest.raises(TelemetryValidationError) as info:
-        emit(make(), attempts=refused)
+        emit(model, attempts=refused)
     assert str(info.value) == message
     assert strict.getvalue() == ""

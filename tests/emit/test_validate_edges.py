@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import io
+from collections.abc import Iterator
 from typing import Any, ClassVar, cast
 
 import pytest
@@ -32,7 +33,7 @@ from agent_telemetry.schema import (
     TurnKind,
     count,
 )
-from tests.emit.conftest import lines
+from tests.emit.conftest import admit, admitted, lines
 from tests.emit.test_lenient import Hostile
 from tests.schema.copies import copy_model, rules_off
 
@@ -43,10 +44,9 @@ ENVELOPE = ("event", "schema_version", "severity", "time")
 @pytest.fixture(autouse=True)
 def fresh_plans(monkeypatch: pytest.MonkeyPatch) -> None:
     """Empty plan caches for the test; monkeypatch puts the old plans back afterwards."""
-    caches: tuple[dict[Any, _validate.Plan], ...] = (_validate._PLANS, _validate.PLANS_BY_NAME)
-    for cache in caches:
-        for key in list(cache):
-            monkeypatch.delitem(cache, key)
+    monkeypatch.setattr(
+        _validate.STATE, "active", _validate.Active(_validate.STATE.active.catalogue)
+    )
 
 
 def fields_of(line: dict[str, Any]) -> dict[str, Any]:
@@ -188,6 +188,13 @@ class Impostor:
 
     event_name = "pipeline_run"
     schema_version = 0
+
+
+@pytest.fixture(autouse=True)
+def _catalogued() -> Iterator[None]:
+    """This file's models are the catalogue's (the emitter writes no other class)."""
+    with admitted(Painted, Checked, Guarded, Reorders, Blames, Aliased):
+        yield
 
 
 # --- catalogue events, plans built in the test ---------------------------------------
@@ -475,14 +482,17 @@ def test_strict_names_the_known_events_for_an_unknown_one(strict: io.StringIO) -
     assert caught.value.event is None
     assert str(caught.value) == (
         "telemetry event: unknown_event (known events: pipeline_run, chat_turn, "
-        "pipeline_render, provider_status; or pass an event model)"
+        "pipeline_render, provider_status, painted, checked, guarded, reorders, blames, "
+        "aliased; an event model must be the configured catalogue's own "
+        "(configure(catalogue=...)))"
     )
     assert list(EVENTS) == ["pipeline_run", "chat_turn", "pipeline_render", "provider_status"]
 
 
 def test_strict_points_a_retired_version_to_the_current_model(strict: io.StringIO) -> None:
+    admit(copy_model(PipelineRun, version=2), retired=(PipelineRun,))
     with pytest.raises(TelemetryValidationError) as caught:
-        emit(copy_model(PipelineRun, version=2), lane="public", status="ok")
+        emit(PipelineRun, lane="public", status="ok")
     assert str(caught.value) == (
         "telemetry event: retired_version "
         "(a retired schema_version; emit the event's current model (EVENTS))"
