@@ -22,7 +22,7 @@ from agent_telemetry.emit._processors import (
     stamp,
 )
 from agent_telemetry.emit._time import rfc3339_utc
-from agent_telemetry.emit._validate import PLANS_BY_NAME
+from agent_telemetry.emit._validate import STATE
 from agent_telemetry.schema.envelope import RejectReason
 
 _dumps = orjson.dumps
@@ -64,7 +64,7 @@ class TelemetryLogger(BoundLoggerBase):
         """
         careful = False
         if type(event) is str and self._processors is self._made_with:
-            plan = PLANS_BY_NAME.get(event)
+            plan = STATE.active.by_name.get(event)  # filled by the chain on first use
             if plan is not None and plan.fast is not None:
                 try:
                     record: Record = plan.fast(fields)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from agent_telemetry.emit import configure, counters, emit
 from agent_telemetry.emit._config import CURRENT
-from agent_telemetry.emit._validate import PLANS_BY_NAME, plan_by_name
+from agent_telemetry.emit._validate import STATE, plan_by_name
 from agent_telemetry.schema import PipelineRun
 from tests.emit.conftest import emitting
 
@@ -72,7 +72,9 @@ def test_a_line_the_hot_path_refuses_asks_it_once(
         asked.append(1)
         return fast(given)
 
-    monkeypatch.setitem(PLANS_BY_NAME, "pipeline_run", dataclasses.replace(plan, fast=counting))
+    monkeypatch.setitem(
+        STATE.active.by_name, "pipeline_run", dataclasses.replace(plan, fast=counting)
+    )
     emit("pipeline_run", lane="public", status="ok", queue_wait_ms=-1)
     assert len(asked) == 1
     emit("pipeline_run", lane="public", status="ok", queue_wait_ms=1234)
@@ -94,7 +96,7 @@ def test_an_unwritable_value_from_the_hot_path_costs_only_its_field(
         record["attempts"] = object()  # should the hot path ever let one through
         return record
 
-    monkeypatch.setitem(PLANS_BY_NAME, "pipeline_run", dataclasses.replace(plan, fast=lying))
+    monkeypatch.setitem(STATE.active.by_name, "pipeline_run", dataclasses.replace(plan, fast=lying))
     record = emit("pipeline_run", lane="public", status="ok", attempts=1)
     assert record is not None
     assert "attempts" not in record
