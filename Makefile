@@ -83,6 +83,8 @@ lock: $(STAMP)
 # layout and docs/telemetry.md. CI (`check`) fails when any of them is stale.
 generate: lock
 	$(BIN)/agent-telemetry views build
+	# The worked example service (examples/service) keeps its own lock, views and dictionary.
+	cd examples/service && ../../$(BIN)/agent-telemetry lock && ../../$(BIN)/agent-telemetry views build
 
 # The manual (mkdocs.yml, docs/): built with --strict, so a broken link, anchor or a page
 # missing from the nav fails. Every code block in it is run by tests/docs (pytest).

@@ -45,7 +45,7 @@ def main() -> None:
             f"pip install 'agent-telemetry[{CLI_EXTRA}]'",
             file=sys.stderr,
         )
-        sys.exit(1)
+        sys.exit(2)  # an error (exit 1 is for violations)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,22 @@ from rich.console import Console
 from rich.table import Table
 
 from agent_telemetry import __version__
-from agent_telemetry.errors import SchemaRuleError
+from agent_telemetry._text import clean, rich_text
+from agent_telemetry.errors import AgentTelemetryError, SchemaRuleError
+
+# Every command: exit 0 when all is well, 1 when it found violations (drift, breaking
+# changes, bad lines), 2 when it could not do what was asked (an error).
+ERROR_EXIT = 2
+
+
+class Failure(click.ClickException):
+    """An error: exit 2, one line on stderr, its text made safe to print."""
+
+    exit_code = ERROR_EXIT
+
+    def __init__(self, message: str) -> None:
+        # One line: a message that lists several problems keeps them apart with "; ".
+        super().__init__("; ".join(clean(line) for line in message.splitlines() if line))
 
 
 class LazyGroup(click.Group):
@@ -51,9 +66,32 @@ class LazyGroup(click.Group):
                 assert isinstance(command, click.Group)
                 command.add_command(_load(target))
         except SchemaRuleError as exc:
-            return _broken_models(cmd_name, exc)
+            return _broken_models(cmd_name, str(exc))
+        except ModuleNotFoundError:
+            raise  # a missing extra: the console script names it (_entry.py)
+        except Exception as exc:  # a model pydantic cannot build, a syntax error
+            return _broken_models(cmd_name, _model_problem(exc))
         self.add_command(command, cmd_name)
         return command
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Every command's errors leave the same way: one line on stderr, text from
+        outside made safe (``_text.clean``), exit 2."""
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:  # exit 2 already; its message may quote input
+            vars(exc)["message"] = clean(exc.message)  # keeps the subclass's own hints
+            raise
+        except click.ClickException as exc:
+            raise Failure(exc.message) from None
+        except AgentTelemetryError as exc:  # refused files, models that do not load
+            raise Failure(str(exc)) from None
+
+
+def _model_problem(exc: BaseException) -> str:
+    from agent_telemetry.check import model_load_error
+
+    return str(model_load_error(exc))
 
 
 def _load(target: str) -> click.Command:
@@ -62,11 +100,9 @@ def _load(target: str) -> click.Command:
     return command
 
 
-def _broken_models(name: str, exc: Exception) -> click.Command:
+def _broken_models(name: str, problem: str) -> click.Command:
     def fail() -> None:
-        raise click.ClickException(
-            f"the models do not load ({exc}); `agent-telemetry check` shows where"
-        )
+        raise Failure(f"the models do not load ({problem}); `agent-telemetry check` shows where")
 
     return click.Command(
         name,
@@ -102,6 +138,8 @@ def events(only: str | None, config: Path | None) -> None:
         catalogue = default_catalogue() if found is None else resolve_project(found).catalogue
     except (ConfigError, CatalogueError) as exc:
         raise click.ClickException(str(exc)) from None
+    except Exception as exc:  # a model pydantic cannot build, a syntax error: one line
+        raise Failure(f"the models do not load ({_model_problem(exc)})") from None
     names = catalogue.events
     if only is not None and only not in names:
         raise click.BadParameter(f"unknown event; known: {', '.join(names)}", param_hint="--event")
@@ -110,9 +148,10 @@ def events(only: str | None, config: Path | None) -> None:
         if only is not None and name != only:
             continue
         spec = event_spec(model)
+        # A service's catalogue is its own code: its names and descriptions are outside text.
         table = Table(
-            title=f"{spec.name} (schema_version {spec.schema_version})",
-            caption=spec.description,
+            title=rich_text(f"{spec.name} (schema_version {spec.schema_version})"),
+            caption=rich_text(spec.description),
             title_justify="left",
             caption_justify="left",
         )
@@ -120,11 +159,11 @@ def events(only: str | None, config: Path | None) -> None:
             table.add_column(column, overflow="fold")
         for field in spec.fields:
             table.add_row(
-                field.name,
+                rich_text(field.name),
                 field.kind,
                 "yes" if field.required else "",
-                field.domain,
-                field.description,
+                rich_text(field.domain),
+                rich_text(field.description),
             )
         console.print(table)
 

@@ -26,3 +26,16 @@ class SchemaRuleError(AgentTelemetryError, TypeError):
         self.detail = detail
         where = f"{model}.{field}" if field else model
         super().__init__(f"{where}: {rule}: {detail}")
+
+
+class FileRefusedError(AgentTelemetryError):
+    """A generated file, a lock or an approval record that is not read or written as it
+    stands: a symbolic link (never followed), not UTF-8, or not writable. The message
+    names the path (made safe to print) and nothing of what the file holds or points to.
+    """
+
+
+class ModelLoadError(AgentTelemetryError):
+    """The models module cannot be imported for a reason other than a definition rule: a
+    syntax error, a model pydantic itself cannot build. The message names the file (and
+    class, when known), not a traceback."""

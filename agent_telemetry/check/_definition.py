@@ -16,9 +16,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from agent_telemetry._text import clean
 from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._paths import display_path
-from agent_telemetry.errors import SchemaRuleError
+from agent_telemetry.errors import ModelLoadError, SchemaRuleError
 
 STAGE = "definition"
 
@@ -157,15 +158,55 @@ def definition_finding(exc: SchemaRuleError) -> Finding:
     )
 
 
+def model_load_error(exc: BaseException) -> ModelLoadError:
+    """One line for an import of the models that failed for another reason than a
+    definition rule: the file and line (and the class, when one was being built), never
+    a traceback."""
+    if isinstance(exc, SyntaxError):
+        where = display_path(exc.filename) if exc.filename else "the models module"
+        return ModelLoadError(
+            f"{clean(where)}:{exc.lineno or 1}: the models do not load: "
+            f"{type(exc).__name__} ({clean(exc.msg)})"
+        )
+    detail = clean("; ".join(line.strip() for line in str(exc).splitlines() if line.strip()))
+    what = f"{type(exc).__name__}" + (f": {detail[:300]}" if detail else "")
+    site = _definition_site(exc.__traceback__)
+    if site is None:
+        return ModelLoadError(f"the models do not load: {what}")
+    file, line = site
+    name = _class_name(file, line)
+    subject = f"class {name}: pydantic cannot build it" if name else "the models do not load"
+    return ModelLoadError(f"{clean(display_path(file))}:{line}: {subject} ({what})")
+
+
+def _class_name(file: str, line: int) -> str | None:
+    try:
+        text = Path(file).read_text(encoding="utf-8").splitlines()[line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return None
+    match = re.match(r"\s*class\s+(\w+)", text)
+    return match.group(1) if match else None
+
+
 def load_models(
     module: str = "agent_telemetry.schema",
 ) -> tuple[Mapping[str, Any] | None, list[Finding]]:
     """Import ``module`` (running the definition rules and, when it builds one, the
-    version registry's rules) and return its ``EVENTS``."""
+    version registry's rules) and return its ``EVENTS``.
+
+    Raises ``ModelLoadError`` (one line, exit 2) when the import fails otherwise: a
+    syntax error, a model pydantic itself cannot build.
+    """
     try:
         loaded = importlib.import_module(module)
     except SchemaRuleError as exc:
         return None, [definition_finding(exc)]
+    except ImportError as exc:
+        if exc.name is not None and module.startswith(exc.name):
+            raise ModelLoadError(f"the models module {clean(module)} is not importable") from None
+        raise model_load_error(exc) from None
+    except Exception as exc:
+        raise model_load_error(exc) from None
     events: Mapping[str, Any] = loaded.EVENTS
     return events, []
 

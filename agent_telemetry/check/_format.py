@@ -1,10 +1,16 @@
-"""The three output formats of ``agent-telemetry check``: text, json, github."""
+"""The three output formats of ``agent-telemetry check``: text, json, github.
+
+A finding's message, subject and file, a stage's note and the ref compared against can
+all hold outside text (paths, config reasons, lock keys, SQL parse errors): every one
+leaves through ``agent_telemetry._text``, in every format.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 
+from agent_telemetry._text import clean, clean_json, github_data, github_property
 from agent_telemetry.check._findings import CheckReport, Finding
 
 _ORDER = {"error": 0, "warning": 1, "notice": 2}
@@ -22,24 +28,24 @@ def _headline(report: CheckReport) -> str:
 
 
 def text_line(finding: Finding) -> str:
-    where = finding.file or ""
+    where = clean(finding.file) if finding.file else ""
     if where and finding.line:
         where = f"{where}:{finding.line}"
-    subject = f"{finding.subject}: " if finding.subject else ""
+    subject = f"{clean(finding.subject)}: " if finding.subject else ""
     prefix = f"{where}: " if where else ""
-    return f"{prefix}{finding.severity}: {finding.rule} {subject}{finding.message}"
+    return clean(f"{prefix}{finding.severity}: {finding.rule} {subject}{clean(finding.message)}")
 
 
 def render_text(report: CheckReport) -> str:
     lines = [_headline(report)]
     for stage in report.stages:
-        note = f"  ({stage.note})" if stage.note else ""
+        note = f"  ({clean(stage.note)})" if stage.note else ""
         lines.append(f"  {stage.name:<12}{stage.status}{note}")
     if report.capacity:
         bits = ", ".join(f"{e} {b}" for e, b in report.capacity.items())
         lines.append(f"  capacity    {bits}")
     if report.classification:
-        classes = ", ".join(f"{e} {c}" for e, c in report.classification.items())
+        classes = clean(", ".join(f"{e} {c}" for e, c in report.classification.items()))
         lines.append(f"  changes     {classes}")
     findings = _sorted(report)
     if findings:
@@ -60,15 +66,7 @@ def render_json(report: CheckReport) -> str:
         "warnings": [f.as_json() for f in _sorted(report) if f.severity == "warning"],
         "notices": [f.as_json() for f in _sorted(report) if f.severity == "notice"],
     }
-    return json.dumps(data, indent=2) + "\n"
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    return json.dumps(clean_json(data), indent=2) + "\n"
 
 
 def render_github(report: CheckReport) -> str:
@@ -77,12 +75,12 @@ def render_github(report: CheckReport) -> str:
     for finding in _sorted(report):
         props = []
         if finding.file:
-            props.append(f"file={_escape_property(finding.file)}")
+            props.append(f"file={github_property(finding.file)}")
             if finding.line:
                 props.append(f"line={finding.line}")
-        props.append(f"title={_escape_property(finding.rule)}")
+        props.append(f"title={github_property(finding.rule)}")
         subject = f"{finding.subject}: " if finding.subject else ""
-        message = _escape_data(f"{finding.rule} {subject}{finding.message}")
+        message = github_data(f"{finding.rule} {subject}{finding.message}")
         lines.append(f"::{finding.severity} {','.join(props)}::{message}")
     lines.append(_headline(report))
     return "\n".join(lines) + "\n"

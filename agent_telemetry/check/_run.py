@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_telemetry._files import read_text_or_none
 from agent_telemetry.check._beside import run_beside
 from agent_telemetry.check._definition import STAGE as DEFINITION_STAGE
-from agent_telemetry.check._definition import capacities, definition_finding, reviewed_notices
+from agent_telemetry.check._definition import (
+    capacities,
+    definition_finding,
+    model_load_error,
+    reviewed_notices,
+)
 from agent_telemetry.check._findings import CheckReport, Finding
 from agent_telemetry.check._git import GitRefError, lock_at_ref
 from agent_telemetry.check._paths import display_path
@@ -69,6 +75,8 @@ def run_check(
         return _definition_failed(report, [definition_finding(exc)])
     except CatalogueError as exc:
         raise CheckUsageError(f"[catalogue] module: {exc}") from None
+    except Exception as exc:  # a syntax error, a model pydantic cannot build: one line
+        raise model_load_error(exc) from None
     models, versions = catalogue.events, catalogue.versions
     notices = reviewed_notices(versions)
     retired = len(versions) - len(models)
@@ -98,7 +106,7 @@ def run_check(
     if lock_path is not None:
         flags += f" --lock {display_path(lock_path)}"
     lock_path = lock_path or project.lock_path
-    lock_text = lock_path.read_text(encoding="utf-8") if lock_path.is_file() else None
+    lock_text = read_text_or_none(lock_path)
     try:
         committed = None if lock_text is None else load_lock(lock_text, str(lock_path))
         specs = catalogue.version_specs()

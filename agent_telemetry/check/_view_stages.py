@@ -12,6 +12,7 @@ from pathlib import Path
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from agent_telemetry._files import is_file, read_text
 from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._locate import lock_location
 from agent_telemetry.check._paths import display_path
@@ -96,8 +97,8 @@ class CommittedViews:
         path = sql_path(self.sql_dir, layout, view)
         if path not in self._read:
             self._read[path] = None
-            if path.is_file():
-                text = path.read_text(encoding="utf-8")
+            if is_file(path):
+                text = read_text(path)
                 try:
                     tree: exp.Expr | None = parse_view(text)
                 except SqlglotError:

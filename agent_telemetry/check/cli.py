@@ -151,6 +151,8 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     except (ConfigError, CatalogueError) as exc:
         raise UsageFailure(str(exc)) from None
 
+    from agent_telemetry._files import read_text_or_none, write_text
+    from agent_telemetry._text import clean
     from agent_telemetry.check._paths import display_path
     from agent_telemetry.check._schema_stages import compat_findings, known_events
     from agent_telemetry.config import check_exceptions
@@ -182,7 +184,7 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
         raise UsageFailure(str(exc)) from None
     current = build_lock(catalogue.version_specs())
     text = dump_lock(current)
-    old_text = path.read_text(encoding="utf-8") if path.is_file() else None
+    old_text = read_text_or_none(path)
     findings, classes = compat_findings(
         committed or SchemaLock(),
         current,
@@ -198,17 +200,18 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
         for finding in breaking:
             click.echo(text_line(finding), err=True)
         click.echo(
-            f"{display_path(path)} not written: {len(breaking)} breaking change(s)", err=True
+            f"{clean(display_path(path))} not written: {len(breaking)} breaking change(s)",
+            err=True,
         )
         ctx.exit(1)
         return
     if old_text == text:
-        click.echo(f"{display_path(path)} is up to date")
+        click.echo(f"{clean(display_path(path))} is up to date")
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_text(path, text)
     summary = ", ".join(f"{e} {c}" for e, c in classes.items() if c != "none") or "no changes"
-    click.echo(f"wrote {display_path(path)} ({summary})")
+    click.echo(f"wrote {clean(display_path(path))} ({summary})")
 
 
 @click.command()

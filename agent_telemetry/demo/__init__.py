@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_telemetry._text import clean, markup
 from agent_telemetry.demo._report import Section, ask, flagged_lanes, render_sections
 from agent_telemetry.demo._sim import Simulation, emitting_at
 from agent_telemetry.demo._workload import START, run_workload
@@ -72,12 +73,12 @@ def print_demo(result: DemoResult, console: Console) -> None:
     end = START.strftime("%Y-%m-%d %H:%M")
     console.print(
         f"[bold]agent-telemetry demo[/bold]: a simulated morning from {end} UTC, "
-        f"{result.lines:,} lines through agent_telemetry.emit -> {result.log}",
+        f"{result.lines:,} lines through agent_telemetry.emit -> {markup(result.log)}",
         highlight=False,
         soft_wrap=True,
     )
     console.print(
-        f"loaded {result.load.loaded:,} telemetry rows into DuckDB ({result.database}); "
+        f"loaded {result.load.loaded:,} telemetry rows into DuckDB ({markup(result.database)}); "
         "every answer below reads the generated views",
         highlight=False,
         soft_wrap=True,
@@ -87,7 +88,10 @@ def print_demo(result: DemoResult, console: Console) -> None:
     check = result.check
     verdict = "clean" if check.clean else f"{check.violations} line(s) with violations"
     console.print(
-        Text(f"check-logs {result.log}: {verdict}; explore: {explore_hint(result.database)}"),
+        Text(
+            f"check-logs {clean(result.log)}: {verdict}; "
+            f"explore: {clean(explore_hint(result.database))}"
+        ),
         highlight=False,
         soft_wrap=True,
     )

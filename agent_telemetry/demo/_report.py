@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent_telemetry._text import clean
 from agent_telemetry.schema import PipelineRun, event_spec
 
 if TYPE_CHECKING:
@@ -152,12 +153,15 @@ def flagged_lanes(sections: list[Section]) -> str:
 def render_sections(sections: list[Section], console: Console) -> None:
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     for section in sections:
         console.print(f"\n[bold]{section.title}[/bold]", highlight=False)
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+        # Values read back from the views: outside text, shown clean and never as markup.
         cells = [
-            tuple("-" if value is None else _cell(value) for value in row) for row in section.rows
+            tuple("-" if value is None else clean(_cell(value)) for value in row)
+            for row in section.rows
         ]
         for index, header in enumerate(section.headers):
             numeric = all(isinstance(row[index], int | float | None) for row in section.rows)
@@ -171,7 +175,7 @@ def render_sections(sections: list[Section], console: Console) -> None:
                 min_width=None if numeric else max((len(row[index]) for row in cells), default=1),
             )
         for row in cells:
-            table.add_row(*row)
+            table.add_row(*(Text(cell) for cell in row))
         console.print(table)
         if section.note:
             console.print(section.note, style="dim", highlight=False)

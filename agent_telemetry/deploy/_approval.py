@@ -29,9 +29,11 @@ from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from agent_telemetry._files import read_text, write_text
+from agent_telemetry._text import clean
 from agent_telemetry.deploy._plan import DeploymentPlan, compute_plan_hash
 from agent_telemetry.deploy._types import DEFAULT_VALID_DAYS, MAX_VALID_DAYS
-from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.errors import AgentTelemetryError, FileRefusedError
 
 APPROVAL_FORMAT: Final = "agent-telemetry-approval/3"
 MAX_APPROVER_CHARS = 100
@@ -215,9 +217,11 @@ def approve(
 
 def write_approval(approval: Approval, path: Path) -> None:
     try:
-        path.write_text(approval.to_json(), encoding="utf-8")
+        write_text(path, approval.to_json())
+    except FileRefusedError as exc:
+        raise ApprovalError(str(exc)) from None
     except OSError as exc:
-        raise ApprovalError(f"{path}: cannot write ({type(exc).__name__})") from None
+        raise ApprovalError(f"{clean(path)}: cannot write ({type(exc).__name__})") from None
 
 
 def parse_approval(text: str, origin: str = "approval") -> Approval:
@@ -301,12 +305,14 @@ def expiry_problem(approval: Approval, now: datetime | None = None) -> str | Non
 
 def read_approval(path: Path) -> Approval:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
-        raise ApprovalError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ApprovalError(f"{path}: cannot read ({type(exc).__name__})") from None
-    return parse_approval(text, str(path))
+        raise ApprovalError(f"{clean(path)}: no such file") from None
+    except FileRefusedError as exc:
+        raise ApprovalError(str(exc)) from None
+    except OSError as exc:
+        raise ApprovalError(f"{clean(path)}: cannot read ({type(exc).__name__})") from None
+    return parse_approval(text, clean(path))
 
 
 def approval_problems(approval: Approval, plan: DeploymentPlan) -> list[str]:

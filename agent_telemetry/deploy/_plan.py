@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_telemetry._text import clean
 from agent_telemetry.config import Layout
 from agent_telemetry.deploy._sink import MissingField
 from agent_telemetry.deploy._types import BigQueryError, DryRun, TableState
@@ -187,18 +188,22 @@ def _view_document(
     labels: dict[str, str],
 ) -> list[str]:
     # Metadata lines start with "# ", not SQL's "-- ": a removed "-- description" line
-    # would print as "--- description", which reads like a diff's file header.
-    lines = [f"# description: {description or ''}"]
-    lines += [f"# column {name} {kind}: {text or ''}" for name, kind, text in columns]
+    # would print as "--- description", which reads like a diff's file header. The
+    # deployed side is whatever the console holds: each item stays on its own line (a
+    # newline in a description must not start a line of its own in the plan).
+    lines = [f"# description: {clean(description or '')}"]
     lines += [
-        f"# label {key}={value}"
+        f"# column {clean(name)} {clean(kind)}: {clean(text or '')}" for name, kind, text in columns
+    ]
+    lines += [
+        f"# label {clean(key)}={clean(value)}"
         for key, value in sorted(labels.items())
         if key not in (SQL_LABEL, META_LABEL)
     ]
     if query is None:
-        lines.append(f"# {SQL_LABEL}: {sql_label or '(none)'}")
+        lines.append(f"# {SQL_LABEL}: {clean(sql_label or '(none)')}")
     else:
-        lines += query.strip().splitlines()
+        lines += [clean(line) for line in query.strip().splitlines()]
     return lines
 
 
@@ -304,10 +309,9 @@ class DeploymentPlan:
         return {a: sum(1 for v in self.views if v.action == a) for a in ACTIONS}
 
     def exit_code(self) -> int:
-        """``--exit-code``: 0 nothing to do, 2 changes pending, 1 the plan cannot be applied."""
-        if self.dry_run_failures:
-            return 1
-        return 2 if self.pending else 0
+        """``--exit-code``: 0 nothing to do, 1 changes pending or the plan cannot be applied
+        (failed dry runs). Errors (2) never get as far as a plan."""
+        return 1 if self.dry_run_failures or self.pending else 0
 
 
 def compute_plan_hash(

@@ -1,9 +1,16 @@
-"""Plain-text reports of a plan, an approval and an apply, as the CLI prints them."""
+"""Plain-text reports of a plan, an approval and an apply, as the CLI prints them.
+
+Most of what they quote came from outside: deployed descriptions and SQL (anyone with
+console access edits them), server error messages, config names, approver names. Every
+line leaves through ``_text.clean`` (``_lines``): one output line per report line, no
+control character, no workflow command.
+"""
 
 from __future__ import annotations
 
 import click
 
+from agent_telemetry._text import clean
 from agent_telemetry.deploy._approval import Approval
 from agent_telemetry.deploy._decide import ApplyResult
 from agent_telemetry.deploy._plan import ACTIONS, DeploymentPlan
@@ -13,6 +20,16 @@ _WIDTH = max(len(a) for a in (*ACTIONS, "created", "updated", "adopted", "failed
 
 def _indent(text: str, prefix: str = "      ") -> list[str]:
     return [prefix + line for line in text.splitlines()]
+
+
+class _Shown(str):
+    """A line already made safe (cleaned, then coloured by us): ``_lines`` keeps it."""
+
+    __slots__ = ()
+
+
+def _lines(lines: list[str]) -> str:
+    return "".join((line if isinstance(line, _Shown) else clean(line)) + "\n" for line in lines)
 
 
 def _styled(line: str) -> str:
@@ -28,8 +45,9 @@ def _styled(line: str) -> str:
 
 
 def colour_diff(text: str) -> str:
-    """A unified diff with ANSI colours: only for a terminal, or when asked."""
-    return "\n".join(_styled(line) for line in text.splitlines())
+    """A unified diff with ANSI colours: only for a terminal, or when asked. Each line is
+    cleaned first: the colours are the only escapes in it."""
+    return "\n".join(_styled(clean(line)) for line in text.splitlines())
 
 
 def sink_lines(plan: DeploymentPlan) -> list[str]:
@@ -61,7 +79,10 @@ def render_plan(plan: DeploymentPlan, *, colour: bool = False) -> str:
             head += " (apply refuses without --adopt)"
         lines.append(head)
         if view.diff:
-            lines += _indent(colour_diff(view.diff) if colour else view.diff)
+            if colour:
+                lines += [_Shown(line) for line in _indent(colour_diff(view.diff))]
+            else:
+                lines += _indent(view.diff)
     failures = plan.dry_run_failures
     lines.append("")
     ok = len(plan.views) - len(failures)
@@ -71,7 +92,7 @@ def render_plan(plan: DeploymentPlan, *, colour: bool = False) -> str:
     summary = ", ".join(f"{counts[a]} {a}" for a in ACTIONS if counts[a])
     lines.append(f"views: {summary}")
     lines.append(f"plan hash: {plan.plan_hash}")
-    return "\n".join(lines) + "\n"
+    return _lines(lines)
 
 
 def render_approval(approval: Approval, path: str) -> str:
@@ -95,7 +116,7 @@ def render_approval(approval: Approval, path: str) -> str:
     if approval.sink.missing:
         lines.append(f"  sink fields to add: {', '.join(approval.sink.missing)}")
     lines.append(f"wrote {path}: review it, commit it, then run views apply --approval {path}")
-    return "\n".join(lines) + "\n"
+    return _lines(lines)
 
 
 def render_apply(result: ApplyResult) -> str:
@@ -108,7 +129,7 @@ def render_apply(result: ApplyResult) -> str:
             "refused; " + ("no view written:" if result.sink_patched else "nothing written:")
         )
         lines += [f"  - {reason}" for reason in result.refused]
-        return "\n".join(lines) + "\n"
+        return _lines(lines)
     for item in result.results:
         line = f"  {item.outcome:<{_WIDTH}}  {item.name}"
         if item.detail:
@@ -120,4 +141,4 @@ def render_apply(result: ApplyResult) -> str:
     if not result.wrote and result.ok:
         summary += " (nothing to do)"
     lines.append(f"applied: {summary}" if result.ok else f"incomplete: {summary}; rerun apply")
-    return "\n".join(lines) + "\n"
+    return _lines(lines)

@@ -1,8 +1,8 @@
 """``agent-telemetry views plan | approve | apply``: the BigQuery deployment.
 
-google-cloud-bigquery (the ``[bigquery]`` extra) is imported inside the commands. Every
-error exits 1, usage errors included, so ``plan --exit-code`` can give 2 one meaning:
-changes are pending.
+google-cloud-bigquery (the ``[bigquery]`` extra) is imported inside the commands. As
+every command: exit 1 when the plan found something to act on (``--exit-code``: changes
+pending or drift; failed dry runs), 2 on an error (usage, credentials, the server).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -24,26 +24,6 @@ if TYPE_CHECKING:
     from agent_telemetry.deploy._plan_document import CapacityChange
 
 DEFAULT_APPROVAL = Path("telemetry-approval.json")
-
-
-class _UsageError(click.UsageError):
-    exit_code = 1
-
-
-class _ExitOneOnError(click.Command):
-    """Usage errors exit 1 (click's default is 2, which ``--exit-code`` reserves)."""
-
-    def make_context(
-        self,
-        info_name: str | None,
-        args: list[str],
-        parent: click.Context | None = None,
-        **extra: Any,
-    ) -> click.Context:
-        try:
-            return super().make_context(info_name, args, parent, **extra)
-        except click.UsageError as exc:
-            raise _UsageError(exc.format_message(), exc.ctx) from None
 
 
 def _fail(exc: Exception) -> NoReturn:
@@ -129,14 +109,14 @@ _endpoint_option = click.option(
 )
 
 
-@click.command("plan", cls=_ExitOneOnError)
+@click.command("plan")
 @config_option
 @_layout_option
 @_endpoint_option
 @click.option(
     "--exit-code",
     is_flag=True,
-    help="Exit 0 when there is nothing to do, 2 when changes are pending, 1 on error.",
+    help="Exit 0 when there is nothing to do, 1 when changes are pending (or drifted), 2 on error.",
 )
 @click.option(
     "--format",
@@ -200,7 +180,7 @@ def plan_command(
         sys.exit(plan.exit_code())
 
 
-@click.command("approve", cls=_ExitOneOnError)
+@click.command("approve")
 @config_option
 @_layout_option
 @_endpoint_option
@@ -275,7 +255,7 @@ def approve_command(
         )
 
 
-@click.command("apply", cls=_ExitOneOnError)
+@click.command("apply")
 @config_option
 @_layout_option
 @_endpoint_option

@@ -15,7 +15,7 @@ from typing import IO, Any, Final
 
 from agent_telemetry.emit._counters import TelemetryCounters
 from agent_telemetry.emit._logger import TelemetryLogger, make_logger
-from agent_telemetry.emit._output import Shared
+from agent_telemetry.emit._output import WRITE_TIMEOUT_SECONDS, Shared
 from agent_telemetry.emit._validate import STATE, use_catalogue
 from agent_telemetry.schema import TelemetryEvent
 from agent_telemetry.schema.catalogue import Catalogue, default_catalogue, load_catalogue
@@ -31,6 +31,7 @@ class Settings:
     stream: IO[Any] | None = None
     strict: bool = False
     clock: Callable[[], int] | None = None
+    write_timeout: float = WRITE_TIMEOUT_SECONDS
     catalogue: Catalogue | None = None
 
 
@@ -52,6 +53,7 @@ def _install(settings: Settings) -> None:
     if STATE.active.catalogue is not catalogue:
         use_catalogue(catalogue)
     CURRENT.settings = settings
+    SHARED.write_timeout = settings.write_timeout
     CURRENT.logger = make_logger(SHARED, settings.stream, settings.strict, settings.clock)
 
 
@@ -70,10 +72,12 @@ def configure(
     stream: IO[Any] | None = None,
     strict: bool | None = None,
     clock: Callable[[], int] | _Keep | None = _KEEP,
+    write_timeout: float | None = None,
     catalogue: CatalogueSource | None = None,
 ) -> None:
-    """Set where lines go, the mode, the clock and the catalogue; ``stream``, ``strict``
-    and ``catalogue`` left as None, and ``clock`` left out, keep their current values.
+    """Set where lines go, the mode, the clock, the write timeout and the catalogue;
+    ``stream``, ``strict``, ``write_timeout`` and ``catalogue`` left as None, and ``clock``
+    left out, keep their current values.
 
     ``stream``: any object with ``write`` (text or binary) and ``flush``; the default,
     until configured, is ``sys.stdout`` looked up at each write.
@@ -83,6 +87,10 @@ def configure(
     line to stamp its ``time`` (a simulation, a replay, a test that wants exact times);
     ``clock=None`` goes back to the real clock. A clock that raises or returns a
     non-integer makes the line an ``internal_error`` rejection (strict: raises).
+    ``write_timeout``: seconds (0.1 by default) an ``emit`` may wait for another thread's
+    write and then for a pipe, socket or terminal to drain; past it the line is dropped
+    whole and counted in ``write_timeouts``. 0 never waits. Raises ``ValueError`` unless
+    it is a finite number >= 0 (a configuration mistake, not telemetry).
     ``catalogue``: the service's own catalogue: a module exposing ``EVENTS`` (and
     optionally ``EVENT_VERSIONS``), its import path (``"myservice.telemetry"``, the
     ``[catalogue] module`` of telemetry.toml), or a ``name -> model`` mapping. Emit by
@@ -91,6 +99,8 @@ def configure(
     a catalogue that does not load raises ``CatalogueError`` (or the model's
     ``SchemaRuleError``) from this call, in either mode. Nothing reads telemetry.toml.
     """
+    if write_timeout is not None and not 0 <= write_timeout < float("inf"):
+        raise ValueError("write_timeout must be a finite number of seconds >= 0")
     loaded = None if catalogue is None else load_catalogue(catalogue)
     with SHARED.configure_lock:
         current = CURRENT.settings
@@ -99,6 +109,9 @@ def configure(
                 stream=current.stream if stream is None else stream,
                 strict=current.strict if strict is None else bool(strict),
                 clock=current.clock if isinstance(clock, _Keep) else clock,
+                write_timeout=(
+                    current.write_timeout if write_timeout is None else float(write_timeout)
+                ),
                 catalogue=current.catalogue if loaded is None else loaded,
             )
         )
@@ -106,7 +119,7 @@ def configure(
 
 def reset_defaults() -> None:
     """Back to ``sys.stdout`` (looked up at each write), lenient mode, the real clock and
-    the package's own catalogue."""
+    the default write timeout and the package's own catalogue."""
     with SHARED.configure_lock:
         _install(Settings())
 
@@ -117,13 +130,25 @@ def settings() -> Settings:
 
 
 def counters() -> TelemetryCounters:
-    """A snapshot of the counters since start (or the last ``reset_counters``)."""
+    """A snapshot of the counters since start (or the last ``reset_counters``).
+
+    Never waits behind a writer: it takes only the count lock.
+    """
     known = STATE.active.names
-    with SHARED.lock:
+    with SHARED.count_lock:
         return SHARED.counters.snapshot(known)
 
 
 def reset_counters() -> None:
-    """Start every counter again from zero."""
-    with SHARED.lock:
-        SHARED.counters.reset()
+    """Start every counter again from zero.
+
+    Waits for a line being written (so it is not counted half before, half after) at
+    most the write timeout; a writer stuck longer than that is not waited for.
+    """
+    held = SHARED.lock.acquire(True, SHARED.write_timeout)
+    try:
+        with SHARED.count_lock:
+            SHARED.counters.reset()
+    finally:
+        if held:
+            SHARED.lock.release()

@@ -1,11 +1,14 @@
 """Counters a service can export as metrics: what the emitter wrote, dropped and rejected.
 
-Updated while the write lock is held, so a snapshot is exact even under many threads.
+Per-line counters are updated by the thread holding the write lock; the rest under the
+count lock, which snapshots take too (never the write lock, so a snapshot does not wait
+behind a stuck writer; a line being written at that instant may be counted in part).
 Keys are event names of the configured catalogue (anything else, such as an event of a
 catalogue configured earlier, is summed under one ``unknown`` key) and closed-set
 reasons only. Each emit that
 writes nothing lands in exactly one of ``write_failed``, ``partial_write``,
-``internal_errors`` or ``reentrant_dropped``; ``flush_failed`` lines are also ``emitted``.
+``write_timeouts``, ``internal_errors`` or ``reentrant_dropped``; ``flush_failed`` lines
+are also ``emitted``.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ class TelemetryCounters:
       the line, or raised without saying how much it took);
     - ``partial_write``: lines lost after the stream took part of them: a fragment is on
       the stream, and the next line written there starts on a new line;
+    - ``write_timeouts``: lines dropped whole because the stream did not drain (or no
+      line went out while it waited for the write lock) within the write timeout;
     - ``flush_failed``: lines written whole whose ``flush`` then raised (counted in
       ``emitted`` too: the stream has the line);
     - ``internal_errors``: calls on which the emitter itself failed and wrote nothing;
@@ -59,6 +64,7 @@ class TelemetryCounters:
     write_failed: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     partial_write: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     flush_failed: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    write_timeouts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     internal_errors: int = 0
     reentrant_dropped: int = 0
 
@@ -72,6 +78,7 @@ class TelemetryCounters:
             "write_failed": dict(self.write_failed),
             "partial_write": dict(self.partial_write),
             "flush_failed": dict(self.flush_failed),
+            "write_timeouts": dict(self.write_timeouts),
             "internal_errors": self.internal_errors,
             "reentrant_dropped": self.reentrant_dropped,
         }
@@ -84,7 +91,7 @@ def bump(counts: dict[str, int], key: str) -> None:
 
 
 class Counters:
-    """The live counters; updated only while the write lock is held."""
+    """The live counters (see the module's docstring for who updates them under which lock)."""
 
     def __init__(self) -> None:
         self.reset()
@@ -97,6 +104,7 @@ class Counters:
         self.write_failed: dict[str, int] = {}
         self.partial_write: dict[str, int] = {}
         self.flush_failed: dict[str, int] = {}
+        self.write_timeouts: dict[str, int] = {}
         self.internal_errors = 0
         self.reentrant_dropped = 0
 
@@ -121,6 +129,7 @@ class Counters:
             write_failed=_frozen(self.write_failed, known),
             partial_write=_frozen(self.partial_write, known),
             flush_failed=_frozen(self.flush_failed, known),
+            write_timeouts=_frozen(self.write_timeouts, known),
             internal_errors=self.internal_errors,
             reentrant_dropped=self.reentrant_dropped,
         )

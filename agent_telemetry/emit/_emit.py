@@ -42,7 +42,7 @@ def emit(event: str | type[TelemetryEvent] | TelemetryEvent, /, **fields: Any) -
     state = _THREAD.__dict__
     if "emitting" in state:
         try:
-            with SHARED.lock:  # re-entrant: this thread may be the one writing
+            with SHARED.count_lock:  # re-entrant: this thread may be the one counting
                 SHARED.counters.reentrant_dropped += 1
         except Exception:
             pass
@@ -61,7 +61,7 @@ def emit(event: str | type[TelemetryEvent] | TelemetryEvent, /, **fields: Any) -
             pass
         # Outside the except block, so nothing raised below carries the failure as context.
         try:
-            with SHARED.lock:
+            with SHARED.count_lock:
                 SHARED.counters.internal_errors += 1
             if not logger.strict:
                 return logger.reject(_INTERNAL_ERROR)

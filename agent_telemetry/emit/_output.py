@@ -10,6 +10,14 @@ stream took decides the counter: nothing (``write_failed``), part of the line
 (``partial_write``: the next line then starts with a newline, so it is not glued onto
 the fragment), or all of it before ``flush`` raised (``flush_failed``, and the line
 counts as written).
+
+A stream that stops draining (a full pipe nobody reads) never holds a service thread for
+longer than the write timeout (``configure(write_timeout=...)``, 100 ms by default): a
+thread waits for the write lock while other lines go out, but at most that long with
+none going out, and before writing to a pipe, socket or terminal it waits at most that
+long for the stream to take a line; then the line is dropped whole and counted in
+``write_timeouts``. Counters live under their own lock,
+never held during a write, so ``counters()`` does not wait behind a stuck writer.
 """
 
 from __future__ import annotations
@@ -17,8 +25,11 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import select
+import stat
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any, Final, NoReturn
 
@@ -30,6 +41,8 @@ Write = Callable[[bytes], object]
 
 # How long a fork waits for a line being written by another thread to be finished.
 FORK_WAIT_SECONDS: Final = 1.0
+# How long, by default, an emit waits for the write lock and then for the stream to drain.
+WRITE_TIMEOUT_SECONDS: Final = 0.1
 
 
 class Cut(Exception):
@@ -44,18 +57,37 @@ class FlushFailed(Exception):
     """The stream took the whole line; the ``flush`` after it raised."""
 
 
+class Stalled(Exception):
+    """The stream would not take a line now; nothing of the line was written.
+
+    ``ready(milliseconds)`` waits that long at most for the stream to drain.
+    """
+
+    def __init__(self, ready: Callable[[int], list[tuple[int, int]]]) -> None:
+        super().__init__("the stream is not draining")
+        self.ready = ready
+
+
 class Shared:
     """Process-wide state every writer shares, whatever ``configure`` does to the logger.
 
-    Both locks are re-entrant: ``counters()``, ``capture()`` or ``configure()`` called from
+    Every lock is re-entrant: ``counters()``, ``capture()`` or ``configure()`` called from
     a signal handler (or a stream's ``write``) on a thread that already holds one must not
     wait for itself. ``emit`` itself never re-enters a write: it drops a nested call first
     (``_emit``).
+
+    The write lock covers lines, sinks and the per-line counters, which only its holder
+    updates. ``count_lock`` covers what a thread without the write lock counts (timeouts,
+    internal errors, dropped nested calls), snapshots and resets; nobody waits for a stream
+    while holding it, so ``counters()`` never waits behind a writer.
     """
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()  # the write lock: lines, counters, sinks
+        self.lock = threading.RLock()  # the write lock: lines, per-line counters, sinks
+        self.count_lock = threading.RLock()
         self.configure_lock = threading.RLock()
+        self.write_timeout = WRITE_TIMEOUT_SECONDS
+        self.lines_out = 0  # lines written so far: a waiter tells a stall from a queue
         self.counters = Counters()
         self.sinks: list[list[Record]] = []
         self._held_for_fork = False
@@ -83,6 +115,7 @@ class Shared:
         # its own), and captures belong to the process that opened them.
         self._held_for_fork = False
         self.lock = threading.RLock()
+        self.count_lock = threading.RLock()
         self.configure_lock = threading.RLock()
         self.counters = Counters()
         self.sinks = []
@@ -234,9 +267,64 @@ def writer_for(stream: Any) -> Write:
     when only the flush failed, and otherwise what the stream raised; the caller counts it.
     """
     try:
-        return _binary_write(stream) if _is_binary(stream) else _text_write(stream)
+        write = _binary_write(stream) if _is_binary(stream) else _text_write(stream)
     except Exception:  # an object whose attributes raise: its writes will fail, counted
         return _unwritable
+    polled = _drain_poll(stream)
+    return write if polled is None else _when_ready(write, *polled)
+
+
+def _drain_poll(stream: Any) -> tuple[int, Callable[[int], list[tuple[int, int]]]] | None:
+    """``poll`` for "the stream's descriptor can take a line now", when it can stall.
+
+    Only pipes, sockets and terminals stop draining; a regular file or ``/dev/null``
+    never does, and skips the system call. On a pipe, ready means room for at least
+    ``PIPE_BUF`` bytes, so a line up to that size is then written whole without waiting.
+    Returns the descriptor and its ``poll``.
+    """
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)):
+            return None
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+    except Exception:  # no descriptor (StringIO, capsys, a tee): nothing to poll
+        return None
+    return fd, poller.poll
+
+
+def _when_ready(write: Write, fd: int, ready: Callable[[int], list[tuple[int, int]]]) -> Write:
+    def write_when_ready(line: bytes) -> None:
+        # A full pipe: say so before any byte is written. A non-blocking descriptor never
+        # holds the thread; its write refuses at once, and says what it took (``Cut``).
+        if not ready(0) and os.get_blocking(fd):
+            raise Stalled(ready)
+        write(line)
+
+    return write_when_ready
+
+
+def _wait_for_lock(shared: Shared) -> float | None:
+    """Take the write lock, waiting while other threads' lines go out; None (not taken)
+    once the write timeout passes with no line written: the holder is stuck on its stream.
+
+    Returns what is left of the bound for this line's own wait on the stream. Many
+    threads taking turns on a stream that drains are not a stall and wait their turn.
+    """
+    lock, timeout = shared.lock, shared.write_timeout
+    while True:
+        started = time.monotonic()
+        seen = shared.lines_out
+        if lock.acquire(True, max(timeout, 0.001)):  # 0: no busy loop on a busy lock
+            return timeout - (time.monotonic() - started)
+        if shared.lines_out == seen:
+            return None
+
+
+def _count_timeout(shared: Shared, event: str) -> None:
+    with shared.count_lock:
+        bump(shared.counters.write_timeouts, event)
 
 
 class _OnNewLine:
@@ -306,7 +394,12 @@ class LineWriter:
         lock = shared.lock
         # acquire/try/finally rather than ``with``: the same guarantee, and ``with`` costs
         # two more calls on a path that runs for every line.
-        lock.acquire()
+        left = None  # of the write timeout; None: all of it (read only when needed)
+        if not lock.acquire(False):  # another thread is writing
+            left = _wait_for_lock(shared)
+            if left is None:
+                _count_timeout(shared, event)
+                return None
         try:
             counters = shared.counters
             if shared.sinks:
@@ -314,7 +407,18 @@ class LineWriter:
                     sink.append(record)
             else:
                 try:
-                    self._write(line)
+                    try:
+                        self._write(line)
+                    except Stalled as stalled:
+                        # Nothing of the line is out: wait what is left of the bound, once.
+                        if left is None:
+                            left = shared.write_timeout
+                        if not stalled.ready(max(0, int(left * 1000))):
+                            raise
+                        self._write(line)
+                except Stalled:
+                    _count_timeout(shared, event)
+                    return None
                 except FlushFailed:  # the stream has the line: counted as written below
                     bump(counters.flush_failed, event)
                 except Cut as cut:
@@ -328,6 +432,7 @@ class LineWriter:
                     bump(counters.write_failed, event)
                     self._start_on_new_line()
                     return None
+            shared.lines_out += 1  # progress, for threads waiting on the lock
             try:  # an exact dict's += is cheaper than .get(): this runs for every line
                 counters.emitted[event] += 1
             except KeyError:

@@ -27,6 +27,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_telemetry._files import read_text_or_none
+from agent_telemetry._text import clean
 from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.schema.capacity import event_capacity, field_values, show_bits, tenths
 from agent_telemetry.schema.spec import DataReview, EventSpec, FieldSpec
@@ -258,10 +260,12 @@ def load_lock(text: str, source: str = "schema.lock.json") -> SchemaLock:
 
 
 def read_lock(path: Path) -> SchemaLock | None:
-    """The lock at ``path``, or None when there is no file."""
-    if not path.exists():
+    """The lock at ``path``, or None when there is no file. A symlink, or a file that is
+    not UTF-8, raises ``FileRefusedError``."""
+    text = read_text_or_none(path)
+    if text is None:
         return None
-    return load_lock(path.read_text(encoding="utf-8"), str(path))
+    return load_lock(text, clean(path))
 
 
 _EVENT_LINE = re.compile(r'^ {4}"([^"]+)": \{$')

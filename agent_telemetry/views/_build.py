@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_telemetry._files import read_text, read_text_or_none, unlink, write_text
+from agent_telemetry._text import clean
 from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
 from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.project import PACKAGE_SQL_DIR, Project, resolve_project
@@ -133,7 +135,7 @@ def build(
     drifted: list[Path] = []
     chunks: list[str] = []
     for path, text in expected.items():
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        current = read_text_or_none(path)
         if current == text:
             continue
         drifted.append(path)
@@ -148,20 +150,21 @@ def build(
     for path in stale:
         drifted.append(path)
         chunks += difflib.unified_diff(
-            path.read_text(encoding="utf-8").splitlines(keepends=True),
+            read_text(path).splitlines(keepends=True),
             [],
             fromfile=f"a/{_shown(path)}",
             tofile="/dev/null",
         )
-    diff = "".join(c if c.endswith("\n") else c + "\n" for c in chunks)
+    # For display: a committed file's lines (and paths) are outside text, each made safe.
+    diff = "".join(clean(c.removesuffix("\n")) + "\n" for c in chunks)
     if check:
         return BuildResult(True, (), (), tuple(drifted), diff)
     written = []
     for path in drifted:
         if path in expected:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(expected[path], encoding="utf-8")
+            write_text(path, expected[path])
             written.append(path)
     for path in stale:
-        path.unlink()
+        unlink(path)
     return BuildResult(False, tuple(written), tuple(stale), tuple(drifted), diff)

@@ -34,7 +34,7 @@ from agent_telemetry.views._describe import (
     view_plans,
 )
 from agent_telemetry.views._reading import JSON_NUMBER
-from agent_telemetry.views._sink import payload_types, qualify_schema
+from agent_telemetry.views._sink import payload_fields, payload_types, qualify_schema
 from agent_telemetry.views._sql_error import sql_error_text
 from agent_telemetry.views.table_field import TableField
 
@@ -294,6 +294,27 @@ def _event_columns(plan: EventViewPlan) -> tuple[ColumnDoc, ...]:
     return (*head, *body, ColumnDoc(tail.name, tail.sql_type, tail.description))
 
 
+@dataclass(frozen=True, slots=True)
+class OrderKey:
+    """One payload column of the order the copies of an entry are ranked by."""
+
+    name: str
+    repeated: bool  # ranked by its JSON text
+    read_as: str  # how the JSON layout reads it: FLOAT64, BOOL or STRING
+
+
+_READ_AS = {"INTEGER": "FLOAT64", "FLOAT": "FLOAT64", "BOOLEAN": "BOOL"}
+
+
+def copy_order(specs: tuple[EventSpec, ...] | None = None) -> tuple[OrderKey, ...]:
+    """Every payload column, in the sink schema's order: the copies of one log entry are
+    ranked by these, NULL first, and the first is the copy the views keep."""
+    return tuple(
+        OrderKey(f.name, f.mode == "REPEATED", _READ_AS.get(f.type, "STRING"))
+        for f in payload_fields(specs)
+    )
+
+
 def event_view(
     config: DeploymentConfig, layout: Layout, plan: EventViewPlan, specs: tuple[EventSpec, ...]
 ) -> ViewDefinition:
@@ -303,6 +324,7 @@ def event_view(
         source=source,
         view=plan,
         table_ref=table_ref(source.project, source.dataset, source.table),
+        copy_order=copy_order(specs),
     )
     return finish_view(
         name=plan.view_name,
@@ -329,6 +351,7 @@ def quality_view(
         views=plans,
         table_ref=table_ref(source.project, source.dataset, source.table),
         not_a_field=NOT_A_FIELD,
+        copy_order=copy_order(specs),
     )
     version = max(p.schema_version for p in plans)
     return finish_view(

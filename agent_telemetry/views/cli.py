@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from agent_telemetry._text import clean
 from agent_telemetry.views.cli_options import config_option
 
 if TYPE_CHECKING:
@@ -96,9 +97,9 @@ def build_command(
         click.echo("views are up to date")
         return
     for path in result.written:
-        click.echo(f"wrote {_shown(path)}")
+        click.echo(f"wrote {clean(_shown(path))}")
     for path in result.removed:
-        click.echo(f"removed {_shown(path)}")
+        click.echo(f"removed {clean(_shown(path))}")
     if not result.written and not result.removed:
         click.echo("views are up to date")
 

@@ -28,12 +28,14 @@ from agent_telemetry.schema import EVENT_VERSIONS, EventSpec, FieldSpec, Telemet
 from agent_telemetry.schema.coverage import Coverage, Observed, coverage
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS, NOT_A_FIELD, REJECTED_EVENT, RejectReason
 from agent_telemetry.schema.versions import current_models
+from agent_telemetry.warehouse._copies import Copies
 from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
 from agent_telemetry.warehouse._judge import (
     INVALID,
+    PAYLOAD_KINDS,
     Coercion,
-    Duplicates,
     Reading,
+    SinkPayload,
     insert_id,
     is_emitter_time,
     read_bool,
@@ -239,9 +241,15 @@ class LogCheckReport:
     @property
     def clean(self) -> bool:
         """No violations, at least one telemetry line (none at all is not clean: the
-        wrong file, or a service that writes no telemetry), and every file read to its
-        end (a file stopped at a limit was not checked whole)."""
-        return self.violations == 0 and self.telemetry > 0 and not self.stopped
+        wrong file, or a service that writes no telemetry), no two copies of an entry
+        that disagree, and every file read to its end (a file stopped at a limit was
+        not checked whole)."""
+        return (
+            self.violations == 0
+            and self.telemetry > 0
+            and not self.conflicting
+            and not self.stopped
+        )
 
     def observed(self) -> Observed:
         """What the valid lines showed, for ``schema.coverage``."""
@@ -300,19 +308,27 @@ def check_logs(
             spec.name, spec, coverage={f.name: FieldCoverage(f) for f in spec.fields}
         )
     files, report.repeated = distinct_inputs(Path(p) for p in paths)
-    duplicates = Duplicates()  # across files, as the views see every file in one table
-    for path in files:
-        with LogInput(path, limits=limits) as log:
-            if progress is not None:
-                progress.start_file(path.name, path.stat().st_size if path.is_file() else 0)
-            _check_file(report, log, duplicates, progress)
-            if progress is not None:
-                progress.finish_file()
+    # Across files, as the views see every file in one table: the copies of each entry
+    # wait until every file is read, then the one the views keep is checked.
+    copies = Copies(SinkPayload(frozenset(PAYLOAD_KINDS)))
+    try:
+        for path in files:
+            with LogInput(path, limits=limits) as log:
+                if progress is not None:
+                    progress.start_file(path.name, path.stat().st_size if path.is_file() else 0)
+                _check_file(report, log, copies, progress)
+                if progress is not None:
+                    progress.finish_file()
+        for telemetry in copies.kept():
+            _check_payload(report, telemetry, time_of(telemetry))
+        report.conflicting = copies.conflicting
+    finally:
+        copies.close()
     return report
 
 
 def _check_file(
-    report: LogCheckReport, log: LogInput, duplicates: Duplicates, progress: LoadProgress | None
+    report: LogCheckReport, log: LogInput, copies: Copies, progress: LoadProgress | None
 ) -> None:
     checked = FileCheck(log.label, log.layout, str(log.encoding))
     report.files.append(checked)
@@ -327,10 +343,11 @@ def _check_file(
         if telemetry is not None:
             checked.telemetry += 1
             when = time_of(telemetry)
-            if duplicates.seen(insert_id(telemetry), when):
-                checked.duplicates += 1
-            else:
+            entry_id = insert_id(telemetry)
+            if entry_id is None or when is None:  # no entry key: never a copy
                 _check_payload(report, telemetry, when)
+            elif copies.add(hash((entry_id, when)), telemetry):
+                checked.duplicates += 1
         elif kind is Kind.MALFORMED:
             checked.truncated += 1
             if len(checked.truncated_at) < MAX_POSITIONS:

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent_telemetry._text import clean, clean_json, rich_text
 from agent_telemetry.schema.coverage import Coverage
 from agent_telemetry.warehouse._checklogs import COERCIONS, LINE_RULES, LogCheckReport
 from agent_telemetry.warehouse._inputs import Repeat, repeat_warning
@@ -19,7 +20,7 @@ def render_json(report: LogCheckReport, covered: Coverage | None = None) -> str:
     document = report.as_dict()
     if covered is not None:
         document["telemetry_coverage"] = covered.as_dict()
-    return json.dumps(document, indent=2)
+    return json.dumps(clean_json(document), indent=2)
 
 
 NUMERIC = frozenset(
@@ -71,7 +72,7 @@ def render_text(report: LogCheckReport, console: Console) -> None:
             else (f"{checked.layout}, {checked.encoding}")
         )
         files.add_row(
-            checked.path,
+            rich_text(checked.path),  # a file name: outside text, never markup
             layout,
             f"{checked.records:,}",
             f"{checked.telemetry:,}",
@@ -85,7 +86,11 @@ def render_text(report: LogCheckReport, console: Console) -> None:
     for check in report.events.values():
         style = "red" if check.invalid else None
         events.add_row(
-            check.name, f"{check.lines:,}", f"{check.valid:,}", f"{check.invalid:,}", style=style
+            rich_text(check.name),
+            f"{check.lines:,}",
+            f"{check.valid:,}",
+            f"{check.invalid:,}",
+            style=style,
         )
     console.print(events)
 
@@ -95,7 +100,9 @@ def render_text(report: LogCheckReport, console: Console) -> None:
         )
         for check in report.events.values():
             for (name, rule), count in sorted(check.violations.items()):
-                violations.add_row(check.name, name, rule, f"{count:,}")
+                violations.add_row(
+                    rich_text(check.name), rich_text(name), rich_text(rule), f"{count:,}"
+                )
         console.print(violations)
         broken = {rule for check in report.events.values() for _name, rule in check.violations}
         for rule, text in LINE_RULES.items():
@@ -108,7 +115,7 @@ def render_text(report: LogCheckReport, console: Console) -> None:
         if counter:
             table = _table(console, title, "name", "lines")
             for name, count in sorted(counter.items()):
-                table.add_row(name, f"{count:,}")
+                table.add_row(rich_text(name), f"{count:,}")
             console.print(table)
 
     rows = [
@@ -120,7 +127,7 @@ def render_text(report: LogCheckReport, console: Console) -> None:
     if rows:
         coverage = _table(console, "coverage of valid values", "event", "field", "seen", "not seen")
         for row in rows:
-            coverage.add_row(*row)
+            coverage.add_row(*(rich_text(cell) for cell in row))
         console.print(coverage)
 
     for coercion, label in COERCIONS.items():
@@ -139,6 +146,12 @@ def render_text(report: LogCheckReport, console: Console) -> None:
             "timestamp), checked once as the views count them once",
             highlight=False,
         )
+    if report.conflicting:
+        console.print(
+            f"[red]conflicting[/red]: {report.conflicting:,} copies of LogEntries hold another "
+            "payload than the copy checked (the one the views keep); both cannot be true",
+            highlight=False,
+        )
     if report.hostile:
         console.print(
             f"[yellow]warning[/yellow]: {report.hostile:,} record(s) oversized, too deep or "
@@ -151,6 +164,8 @@ def render_text(report: LogCheckReport, console: Console) -> None:
         console.print("[green]clean[/green]: every telemetry line matches its model")
     elif report.stopped and not report.violations:
         console.print("[red]not clean: a file was not read to its end[/red]")
+    elif report.conflicting and not report.violations:
+        console.print("[red]not clean: copies of one log entry disagree[/red]")
     else:
         console.print(f"[red]{report.violations:,} line(s) with violations[/red]")
 
@@ -161,11 +176,13 @@ def print_input_warnings(
     """One line per input named twice, and per gzip file stopped at a limit."""
     for repeat in repeated:
         line = Text("warning", style="yellow")
-        line.append(f": {repeat_warning(repeat)}")
+        line.append(f": {clean(repeat_warning(repeat))}")
         console.print(line, soft_wrap=True, highlight=False)
     for path, why in stopped:
         line = Text("error", style="red")
-        line.append(f": {path}: stopped reading, {why}; the records before it are counted")
+        line.append(
+            f": {clean(path)}: stopped reading, {clean(why)}; the records before it are counted"
+        )
         console.print(line, soft_wrap=True, highlight=False)
 
 

@@ -35,6 +35,7 @@ from agent_telemetry.warehouse._load_sql import (
     PAYLOAD,
     TIMESTAMP,
     SinkColumns,
+    conflicting_copies,
     local_fields,
     spool_insert,
 )
@@ -96,6 +97,9 @@ class LoadReport:
     table: str
     files: tuple[FileLoad, ...] = field(default=())
     repeated: tuple[Repeat, ...] = field(default=())  # inputs naming a file already read
+    # Stored copies of an entry (same insertId and timestamp) whose payload differs from
+    # the copy the views keep.
+    conflicting: int = 0
 
     @property
     def records(self) -> int:
@@ -187,7 +191,8 @@ def load_logs(
                         progress.finish_file()
     finally:
         staging.drop()
-    return LoadReport(table, tuple(loaded), repeated)
+    ((conflicting,),) = con.execute(conflicting_copies(table, sink)).fetchall()
+    return LoadReport(table, tuple(loaded), repeated, int(conflicting))
 
 
 def _size(path: Path) -> int:
@@ -204,6 +209,9 @@ class _Staging:
         self, con: duckdb.DuckDBPyConnection, table: str, sink: SinkColumns, *, fast: bool
     ) -> None:
         self.con, self.table, self.sink = con, table, sink
+        # DuckDB draws a progress bar on stdout for long statements: the load has its own.
+        ((self._bar,),) = con.execute("SELECT current_setting('enable_progress_bar')").fetchall()
+        con.execute("SET enable_progress_bar = false")
         columns = ", ".join(
             f"{quote_identifier(name)} {kind}" for name, kind in sink.columns.items()
         )
@@ -221,6 +229,7 @@ class _Staging:
     def drop(self) -> None:
         self.con.execute(f"DROP TABLE IF EXISTS {STAGED}")
         self.con.execute(f"DROP TABLE IF EXISTS {_SEEN}")
+        self.con.execute(f"SET enable_progress_bar = {bool(self._bar)}")
 
     def commit(self, label: str, loaded: int) -> int:
         """Store the staged telemetry rows in the table; how many were seen before."""

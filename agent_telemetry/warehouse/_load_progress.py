@@ -64,8 +64,11 @@ class RichLoadProgress:
         self._progress.stop()
 
     def start_file(self, label: str, size: int) -> None:
+        from agent_telemetry._text import markup
+
         self._size = size
-        self._progress.update(self._task, label=label, completed=self._base)
+        # The column reads markup, and the label is a file name.
+        self._progress.update(self._task, label=markup(label), completed=self._base)
 
     def update(self, done: int) -> None:
         self._progress.update(self._task, completed=self._base + min(done, self._size))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
+from agent_telemetry._text import markup, rich_text
 from agent_telemetry.schema import EVENT_VERSIONS, FieldSpec, event_spec
 from agent_telemetry.schema.envelope import NOT_A_FIELD
 from agent_telemetry.views import LANE_VIEW
@@ -171,7 +172,9 @@ def summarize(wh: Warehouse) -> list[ViewSummary]:
 
 def render_preview(summaries: list[ViewSummary], console: Console) -> None:
     for summary in summaries:
-        console.print(f"[bold]{summary.name}[/bold]: {summary.rows:,} rows, {summary.span}")
+        console.print(
+            f"[bold]{markup(summary.name)}[/bold]: {summary.rows:,} rows, {markup(summary.span)}"
+        )
         table = Table()
         is_quality = summary.name == "telemetry_quality"
         is_lanes = summary.name == LANE_VIEW
@@ -181,7 +184,7 @@ def render_preview(summaries: list[ViewSummary], console: Console) -> None:
         table.add_column(count, justify="right")
         table.add_column("summary", overflow="fold")
         for column in summary.columns:
-            table.add_row(column.name, f"{column.non_null:,}", column.summary)
+            table.add_row(rich_text(column.name), f"{column.non_null:,}", rich_text(column.summary))
         console.print(table)
         if is_quality and summary.quality:
             console.print("fields with rejected or out-of-domain values:")
@@ -191,7 +194,10 @@ def render_preview(summaries: list[ViewSummary], console: Console) -> None:
             problems.add_column("invalid (dropped)", justify="right")
             problems.add_column("out of domain", justify="right")
             for event, field, invalid, out in summary.quality:
-                problems.add_row(str(event), str(field), f"{int(invalid):,}", f"{int(out):,}")
+                # Names read from the logs' invalid_fields: outside text.
+                problems.add_row(
+                    rich_text(event), rich_text(field), f"{int(invalid):,}", f"{int(out):,}"
+                )
             console.print(problems)
         elif is_quality:
             console.print("no invalid or out-of-domain values")

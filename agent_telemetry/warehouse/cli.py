@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent_telemetry._text import clean, markup, rich_text
 from agent_telemetry.warehouse.results import FORMATS, ResultFormat
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def render_load_report(report: LoadReport, console: Console) -> None:
         table.add_column(header, justify="right")
     for loaded in report.files:
         table.add_row(
-            loaded.path,
+            rich_text(loaded.path),
             *([loaded.encoding] if encodings else []),
             f"{loaded.records:,}",
             f"{loaded.loaded:,}",
@@ -105,8 +106,9 @@ def render_load_report(report: LoadReport, console: Console) -> None:
     for loaded in report.files:
         if loaded.cut_at is not None:
             console.print(
-                f"{loaded.path}: the gzip stream breaks off (cut short or corrupt) at record "
-                f"{loaded.cut_at:,}; counted as truncated, every record before it is loaded",
+                f"{markup(loaded.path)}: the gzip stream breaks off (cut short or corrupt) "
+                f"at record {loaded.cut_at:,}; counted as truncated, every record before it "
+                "is loaded",
                 soft_wrap=True,
                 highlight=False,
             )
@@ -119,6 +121,13 @@ def render_load_report(report: LoadReport, console: Console) -> None:
         console.print(
             f"duplicates: {report.duplicates:,} LogEntries seen before (same insertId and "
             "timestamp); the views keep one row per entry",
+            soft_wrap=True,
+            highlight=False,
+        )
+    if report.conflicting:
+        console.print(
+            f"[red]conflicting[/red]: {report.conflicting:,} copies of LogEntries hold another "
+            "payload than the copy the views keep (telemetry_quality.conflicting_duplicates)",
             soft_wrap=True,
             highlight=False,
         )
@@ -243,8 +252,8 @@ def preview(
     if db is not None:
         console.print(
             Text(
-                f"kept {db}: table {report.table}, views {', '.join(names)}\n"
-                f"  e.g. {explore_hint(db)}"
+                f"kept {clean(db)}: table {clean(report.table)}, views {', '.join(names)}\n"
+                f"  e.g. {clean(explore_hint(db))}"
             ),
             soft_wrap=True,
             highlight=False,

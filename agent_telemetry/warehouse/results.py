@@ -11,11 +11,12 @@ import csv
 import html
 import io
 import json
-import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
+
+from agent_telemetry._text import clean, clean_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,12 +35,10 @@ class Result:
 
 
 def _visible(text: str) -> str:
-    """``text`` with control and format characters shown as \\uXXXX: a value from a log
-    cannot move the cursor, clear the screen or reorder what follows it."""
-    return "".join(
-        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
-        for ch in text
-    )
+    """``text`` through the package's one door for outside text (``_text.clean``): a value
+    from a log cannot move the cursor, clear the screen, reorder what follows it or run a
+    CI workflow command."""
+    return clean(text)
 
 
 def plain(value: Any) -> str:
@@ -73,13 +72,13 @@ def to_json(result: Result) -> str:
         {column: _json_value(value) for column, value in zip(result.columns, row, strict=True)}
         for row in result.rows
     ]
-    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(clean_json(records), indent=2, ensure_ascii=False) + "\n"
 
 
 def to_csv(result: Result) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(result.columns)
+    writer.writerow(_visible(column) for column in result.columns)
     for row in result.rows:
         writer.writerow("" if v is None else plain(v) for v in row)
     return out.getvalue()

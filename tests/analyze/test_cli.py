@@ -127,7 +127,7 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main, ["views", "analyze", "--config", str(EXAMPLE_CONFIG), str(tmp_path / "no.sql")]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # an error
     assert result.output.strip().splitlines() == [f"Error: {tmp_path / 'no.sql'}: no such file"]
 
 
@@ -137,7 +137,7 @@ def test_a_committed_view_the_analyzer_rejects_fails_the_command(tmp_path: Path)
     broken = sql_path(sql_dir, "partitioned", "chat_turn")
     broken.write_text(broken.read_text().replace("SAFE_CAST(", "SAFE_CAST_TO(", 1))
     result = _analyze(tmp_path, GOOD, "--sql-dir", str(sql_dir))
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # the queries cannot be checked: an error
     assert f"{broken}:" in result.output
     assert "Function not found: SAFE_CAST_TO" in result.output
     assert "1 committed view(s) are rejected by the analyzer" in result.output
@@ -178,7 +178,7 @@ def test_the_command_runs_cleanly_in_its_own_process(tmp_path: Path) -> None:
 def test_without_the_analyze_extra_one_line_names_it(tmp_path: Path, module: str) -> None:
     # sys.modules[name] = None makes `import name` raise ImportError, as if not installed.
     result = _entry(tmp_path, f"import sys; sys.modules[{module!r}] = None")
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
         f"Error: GoogleSQL's analyzer needs the [analyze] extra ({module} is missing): "

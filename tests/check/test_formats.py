@@ -69,7 +69,8 @@ def test_github_escapes_what_would_break_a_workflow_command() -> None:
     report = CheckReport()
     report.stage("x", [Finding("x", "RULE", "a%b\nc", file="a,b:c.py", line=3)])
     out = render(report, "github")
-    assert "::error file=a%2Cb%3Ac.py,line=3,title=RULE::RULE a%25b%0Ac" in out
+    # The newline is shown escaped (agent_telemetry._text): the message stays on its line.
+    assert "::error file=a%2Cb%3Ac.py,line=3,title=RULE::RULE a%25b\\nc" in out
 
 
 def reviewed(mutation: Mutation) -> Mutation:

@@ -1,4 +1,4 @@
-"""The console script without the [cli] extra: one line naming the extra, exit 1, no traceback.
+"""The console script without the [cli] extra: one line naming the extra, exit 2, no traceback.
 
 Each run hides one module the extra installs, as if it were not installed (the real light
 install is tests/test_packaging.py).
@@ -52,7 +52,7 @@ def test_a_missing_cli_module_prints_the_extra_to_install(
         '{"event": "chat_turn", "schema_version": 1, "tier": "public", "kind": "text"}\n'
     )
     result = run_entry([str(log) if a == "LOG" else a for a in args], hide=hidden)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.splitlines() == [
         f"agent-telemetry: this command needs {hidden}, from the [cli] extra: {HINT}"
     ]

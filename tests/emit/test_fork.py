@@ -131,7 +131,9 @@ def test_twenty_children_forked_while_threads_emit_and_configure(tmp_path: Path)
     per_child = Counter(r["queue_position"] for r in records if r["event"] == "pipeline_run")
     assert per_child == dict.fromkeys(range(CHILDREN), CHILD_LINES)
     zero = {name: {} for name in ("emitted", "invalid", "unknown", "rejected")}
-    zero |= {name: {} for name in ("write_failed", "partial_write", "flush_failed")}
+    zero |= {
+        name: {} for name in ("write_failed", "partial_write", "flush_failed", "write_timeouts")
+    }
     for number in range(CHILDREN):
         child = json.loads(Path(f"{path}.{number}").read_text())
         assert child["start"] == {**zero, "internal_errors": 0, "reentrant_dropped": 0}

@@ -145,6 +145,7 @@ def test_counters_count_lines_per_event(lenient: io.StringIO) -> None:
         "write_failed": {},
         "partial_write": {},
         "flush_failed": {},
+        "write_timeouts": {},
         "internal_errors": 0,
         "reentrant_dropped": 0,
     }

@@ -133,7 +133,7 @@ def test_cli_refuses_a_hostile_config(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main, ["views", "build", "--config", str(config), "--sql-dir", str(tmp_path / "sql")]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # an error, not drift
     assert "source.table: not a BigQuery name" in result.output
     assert "DROP" not in result.output
     assert not (tmp_path / "sql").exists()
@@ -149,7 +149,7 @@ def test_build_refuses_to_write_into_an_installed_package_by_default(
     shutil.copy(EXAMPLE_CONFIG, config)
     args = ["views", "build", "--config", str(config)]
     result = CliRunner().invoke(main, args)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # an error, not drift
     assert "installed agent_telemetry package (site-packages); name your own" in result.output
     assert "or pass --sql-dir and --docs" in result.output
     assert not installed.exists()

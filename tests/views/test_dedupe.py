@@ -87,9 +87,10 @@ def test_with_dedupe_off_an_event_view_is_the_dedupe_view_without_its_qualify(
     assert "duplicate_entries" in [c.name for c in quality_on.columns]
 
 
+RANKED = "ORDER BY sink.jsonPayload.event, sink.jsonPayload.lane"
 QUALIFY = (
     "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
-    "(PARTITION BY sink.insertId, sink.timestamp) = 1"
+    f"(PARTITION BY sink.insertId, sink.timestamp {RANKED}) = 1"
 )
 BROKEN = {
     "no dedupe": "",
@@ -107,9 +108,31 @@ BROKEN = {
         "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
         "(PARTITION BY sink.insertId, sink.timestamp) = 2"
     ),
-    "ordered window": (
+    "ranked by a column that is no payload key": (
         "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
         "(PARTITION BY sink.insertId, sink.timestamp ORDER BY sink.severity) = 1"
+    ),
+    "copies in no order (the engine's choice)": (
+        "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
+        "(PARTITION BY sink.insertId, sink.timestamp) = 1"
+    ),
+    "a payload key the view reads left out of the order": (
+        "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
+        "(PARTITION BY sink.insertId, sink.timestamp ORDER BY sink.jsonPayload.event) = 1"
+    ),
+    "descending": QUALIFY.replace("jsonPayload.lane", "jsonPayload.lane DESC"),
+    "NULL last": QUALIFY.replace("jsonPayload.lane", "jsonPayload.lane NULLS LAST"),
+    "a frame": QUALIFY.replace(RANKED, RANKED + " ROWS BETWEEN CURRENT ROW AND CURRENT ROW"),
+    # The other branch must be exactly `insertId IS NULL`: anything else keeps copies.
+    "TRUE OR": QUALIFY.replace("sink.insertId IS NULL OR", "TRUE OR"),
+    "timestamp IS NULL OR": QUALIFY.replace(
+        "sink.insertId IS NULL OR", "sink.timestamp IS NULL OR"
+    ),
+    "insertId IS NOT NULL OR": QUALIFY.replace(
+        "sink.insertId IS NULL OR", "sink.insertId IS NOT NULL OR"
+    ),
+    "a third branch": QUALIFY.replace(
+        "sink.insertId IS NULL OR", "sink.insertId IS NULL OR sink.timestamp IS NULL OR"
     ),
     "NULL insert ids kept, the rest dropped": (
         "QUALIFY sink.insertId IS NULL AND ROW_NUMBER() OVER "
@@ -134,8 +157,20 @@ def test_the_hand_written_form_passes() -> None:
 
 @pytest.mark.parametrize("breakage", list(BROKEN))
 def test_each_way_to_break_the_dedupe_is_found(breakage: str) -> None:
-    problems = dedupe_violations(_with_qualify(BROKEN[breakage]), "partitioned", True)
+    broken = BROKEN[breakage]
+    assert broken != QUALIFY
+    problems = dedupe_violations(_with_qualify(broken), "partitioned", True)
     assert problems, breakage
+
+
+def test_windows_that_rank_copies_differently_are_found() -> None:
+    # Counting the copies alike to the kept one needs the kept one's order.
+    extra = (
+        ", COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp "
+        "ORDER BY sink.jsonPayload.lane, sink.jsonPayload.event) AS alike"
+    )
+    problems = dedupe_violations(_with_qualify(QUALIFY, extra), "partitioned", True)
+    assert problems == ["the windows rank an entry's copies in different orders"]
 
 
 def test_a_window_over_another_key_is_found_even_with_the_right_qualify() -> None:
@@ -155,7 +190,7 @@ def test_the_analytics_layout_is_held_to_insert_id() -> None:
     analytics = (
         "SELECT sink.timestamp AS timestamp FROM `p.d._AllLogs` AS sink WHERE TRUE QUALIFY "
         "sink.insert_id IS NULL OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, "
-        "sink.timestamp) = 1"
+        "sink.timestamp ORDER BY JSON_VALUE(sink.json_payload, '$.event')) = 1"
     )
     assert dedupe_violations(analytics, "analytics", True) == []
     camel = analytics.replace("insert_id", "insertId")

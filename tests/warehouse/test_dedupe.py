@@ -163,7 +163,8 @@ def test_without_duplicates_dedupe_on_and_off_give_the_same_rows(
             (
                 con.execute("SELECT * FROM pipeline_run ORDER BY ALL").fetchall(),
                 con.execute(
-                    f"SELECT * EXCLUDE (duplicate_entries) FROM {QUALITY_VIEW} ORDER BY ALL"
+                    "SELECT * EXCLUDE (duplicate_entries, conflicting_duplicates) "
+                    f"FROM {QUALITY_VIEW} ORDER BY ALL"
                 ).fetchall(),
             )
         )

@@ -49,7 +49,7 @@ def test_plan_approve_apply_then_plan_again_through_the_cli(
     endpoint = ["--endpoint", emulator.endpoint]
 
     plan = run(["views", "plan", "--config", str(config_file), *endpoint, "--exit-code"])
-    assert plan.exit_code == 2, plan.output
+    assert plan.exit_code == 1, plan.output  # changes pending
     assert [line.split() for line in plan.output.splitlines() if line.startswith("  ")] == [
         ["create", name] for name in names
     ]
@@ -101,16 +101,16 @@ def test_plan_approve_apply_then_plan_again_through_the_cli(
     assert noop.output.splitlines()[-1] == "applied: 5 unchanged (nothing to do)"
 
 
-def test_errors_exit_1_so_that_2_always_means_changes_pending(
+def test_errors_exit_2_so_that_1_always_means_something_to_act_on(
     tmp_path: Path, emulator: Emulator, config_file: Path, deployment: DeploymentConfig
 ) -> None:
     endpoint = ["--endpoint", emulator.endpoint]
     missing = write_config(tmp_path / "missing.toml", deployment.source.dataset, "no_such_dataset")
     result = run(["views", "plan", "--config", str(missing), *endpoint, "--exit-code"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "target dataset at-emulator.no_such_dataset does not exist" in result.output
 
-    assert run(["views", "plan", "--config", str(config_file), "--no-such-flag"]).exit_code == 1
+    assert run(["views", "plan", "--config", str(config_file), "--no-such-flag"]).exit_code == 2
     # no --by and no git identity to default to
     (tmp_path / "empty-gitconfig").write_text("")
     no_identity = {
@@ -120,7 +120,7 @@ def test_errors_exit_1_so_that_2_always_means_changes_pending(
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
         refused = run(["views", "approve", "--config", str(config_file), *endpoint], no_identity)
-    assert refused.exit_code == 1
+    assert refused.exit_code == 2
     assert "no name given and no git identity" in refused.output
 
     record = tmp_path / "approval.json"
@@ -143,7 +143,7 @@ def test_errors_exit_1_so_that_2_always_means_changes_pending(
     result = run(
         ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "edited after approval: views" in result.output
 
     edited = json.loads(record.read_text(encoding="utf-8"))
@@ -169,14 +169,14 @@ def test_errors_exit_1_so_that_2_always_means_changes_pending(
     result = run(
         ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "edited after approval: approved_by" in result.output
     assert "Mallory" not in result.output
 
     result = run(
         ["views", "plan", "--config", str(config_file), "--endpoint", "http://u:p@127.0.0.1:1"]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "endpoint must be an http(s)://host[:port] URL" in result.output
     assert "u:p" not in result.output
 
@@ -228,7 +228,7 @@ def test_hostile_identifiers_in_the_config_are_refused_before_bigquery_is_called
         ["views", command, "--config", str(config), "--endpoint", emulator.endpoint, *extra]
     )
 
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert f"{section}.{key}:" in result.output
     assert value not in result.output
     assert not record.exists()

@@ -61,7 +61,7 @@ def test_first_apply_creates_every_view_and_they_read_the_emitted_lines(
     assert [(v.name, v.action) for v in plan.views] == [(v.name, "create") for v in views]
     assert not plan.dry_run_failures
     assert not plan.sink.missing
-    assert plan.exit_code() == 2
+    assert plan.exit_code() == 1
 
     result = apply_plan(warehouse, loaded, approve(plan, APPROVER))
 
@@ -234,7 +234,7 @@ def test_a_model_change_plans_an_update_and_an_older_approval_writes_nothing(
         f"-# sql-sha256: {v1[0].sql_sha256[:32]}",
         f"+# sql-sha256: {v2[0].sql_sha256[:32]}",
     ]
-    assert plan.exit_code() == 2
+    assert plan.exit_code() == 1
     approved_v2 = approve(plan, APPROVER)
 
     # The model changes again before apply: the approval no longer covers the plan.
@@ -289,7 +289,7 @@ def test_a_view_edited_outside_the_tool_is_drifted_and_not_overwritten_without_a
         ),
         "provider_status": ("unchanged", ()),
     }
-    assert plan.exit_code() == 2
+    assert plan.exit_code() == 1
     assert "+# description: " + chat.description in plan.views[1].diff.splitlines()
     approval = approve(plan, APPROVER)
     before = snapshot(warehouse, views)

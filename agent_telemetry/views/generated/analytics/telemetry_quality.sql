@@ -28,6 +28,9 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.telemetry_quality` (
   ),
   duplicate_entries OPTIONS (
     description='Extra copies of this event\'s log entries that day (same insertId and timestamp: exports are not de-duplicated), left out of the event views and of every other count here; NULL when telemetry.toml turns dedupe off.'
+  ),
+  conflicting_duplicates OPTIONS (
+    description='Of those copies, the ones whose payload differs from the copy kept (two copies of one entry that cannot both be true); NULL when telemetry.toml turns dedupe off.'
   )
 )
 OPTIONS (
@@ -42,6 +45,7 @@ OPTIONS (
 WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    JSON_VALUE(sink.json_payload, '$.event') AS event,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.schema_version'),
@@ -105,6 +109,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insert_id IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insert_id, sink.timestamp
+        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      )
+    ) AS conflicting_copies,
     IF(
       JSON_TYPE(sink.json_payload.`lane`) = 'string',
       JSON_VALUE(sink.json_payload, '$.lane'),
@@ -182,14 +194,17 @@ WITH pipeline_run_lines AS (
     ) AS provider
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
-    JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run'
-    AND sink.log_id = 'run.googleapis.com/stdout'
+    sink.log_id = 'run.googleapis.com/stdout'
   QUALIFY
     sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insert_id, sink.timestamp
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+    ) = 1
 ), chat_turn_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    JSON_VALUE(sink.json_payload, '$.event') AS event,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.schema_version'),
@@ -244,6 +259,14 @@ WITH pipeline_run_lines AS (
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
     IF(
+      sink.insert_id IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insert_id, sink.timestamp
+        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      )
+    ) AS conflicting_copies,
+    IF(
       JSON_TYPE(sink.json_payload.`tier`) = 'string',
       JSON_VALUE(sink.json_payload, '$.tier'),
       NULL
@@ -289,14 +312,17 @@ WITH pipeline_run_lines AS (
     ) AS pipeline_runs
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
-    JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn'
-    AND sink.log_id = 'run.googleapis.com/stdout'
+    sink.log_id = 'run.googleapis.com/stdout'
   QUALIFY
     sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insert_id, sink.timestamp
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+    ) = 1
 ), pipeline_render_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    JSON_VALUE(sink.json_payload, '$.event') AS event,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.schema_version'),
@@ -334,6 +360,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insert_id IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insert_id, sink.timestamp
+        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      )
+    ) AS conflicting_copies,
     IF(
       JSON_TYPE(sink.json_payload.`theme`) = 'string',
       JSON_VALUE(sink.json_payload, '$.theme'),
@@ -380,14 +414,17 @@ WITH pipeline_run_lines AS (
     ) AS attempt
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
-    JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render'
-    AND sink.log_id = 'run.googleapis.com/stdout'
+    sink.log_id = 'run.googleapis.com/stdout'
   QUALIFY
     sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insert_id, sink.timestamp
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+    ) = 1
 ), provider_status_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    JSON_VALUE(sink.json_payload, '$.event') AS event,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.schema_version'),
@@ -426,6 +463,14 @@ WITH pipeline_run_lines AS (
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
     IF(
+      sink.insert_id IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insert_id, sink.timestamp
+        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      )
+    ) AS conflicting_copies,
+    IF(
       JSON_TYPE(sink.json_payload.`provider`) = 'string',
       JSON_VALUE(sink.json_payload, '$.provider'),
       NULL
@@ -458,11 +503,13 @@ WITH pipeline_run_lines AS (
     ) AS blocked_runs
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
-    JSON_VALUE(sink.json_payload, '$.event') = 'provider_status'
-    AND sink.log_id = 'run.googleapis.com/stdout'
+    sink.log_id = 'run.googleapis.com/stdout'
   QUALIFY
     sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insert_id, sink.timestamp
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+    ) = 1
 )
 SELECT
   pipeline_run_lines.day AS day,
@@ -484,10 +531,12 @@ SELECT
     NOT pipeline_run_lines.lane IS NULL
     AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -514,10 +563,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -555,10 +606,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -596,10 +649,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -631,10 +686,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -666,10 +723,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -696,10 +755,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -726,10 +787,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -761,10 +824,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -796,10 +861,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -831,10 +898,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -861,10 +930,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -885,10 +956,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -912,10 +985,11 @@ SELECT
     NOT chat_turn_lines.tier IS NULL
     AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -939,10 +1013,11 @@ SELECT
     NOT chat_turn_lines.kind IS NULL
     AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -976,10 +1051,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1014,10 +1090,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1049,10 +1126,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1084,10 +1162,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1119,10 +1198,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1143,10 +1223,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1170,10 +1251,12 @@ SELECT
     NOT pipeline_render_lines.theme IS NULL
     AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1197,10 +1280,12 @@ SELECT
     NOT pipeline_render_lines.render_lane IS NULL
     AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1232,10 +1317,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1267,10 +1354,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1294,10 +1383,12 @@ SELECT
     NOT pipeline_render_lines.passed IS NULL
     AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1329,10 +1420,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1353,10 +1446,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1383,10 +1478,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1413,10 +1510,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1440,10 +1539,12 @@ SELECT
     NOT provider_status_lines.probe IS NULL
     AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1475,10 +1576,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1510,10 +1613,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1534,9 +1639,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day

@@ -28,6 +28,9 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.telemetry_quality` (
   ),
   duplicate_entries OPTIONS (
     description='Extra copies of this event\'s log entries that day (same insertId and timestamp: exports are not de-duplicated), left out of the event views and of every other count here; NULL when telemetry.toml turns dedupe off.'
+  ),
+  conflicting_duplicates OPTIONS (
+    description='Of those copies, the ones whose payload differs from the copy kept (two copies of one entry that cannot both be true); NULL when telemetry.toml turns dedupe off.'
   )
 )
 OPTIONS (
@@ -42,6 +45,7 @@ OPTIONS (
 WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -89,6 +93,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.lane AS STRING) AS lane,
     SAFE_CAST(sink.jsonPayload.status AS STRING) AS status,
     SAFE_CAST(sink.jsonPayload.reason AS STRING) AS reason,
@@ -102,14 +114,16 @@ WITH pipeline_run_lines AS (
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
     SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
-  WHERE
-    sink.jsonPayload.event = 'pipeline_run'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), chat_turn_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -147,6 +161,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
     SAFE_CAST(sink.jsonPayload.kind AS STRING) AS kind,
     SAFE_CAST(sink.jsonPayload.refusal AS STRING) AS refusal,
@@ -155,14 +177,16 @@ WITH pipeline_run_lines AS (
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
     SAFE_CAST(sink.jsonPayload.pipeline_runs AS FLOAT64) AS pipeline_runs
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
-  WHERE
-    sink.jsonPayload.event = 'chat_turn'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), pipeline_render_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -184,6 +208,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
     SAFE_CAST(sink.jsonPayload.render_lane AS STRING) AS render_lane,
     SAFE_CAST(sink.jsonPayload.slot_wait_ms AS FLOAT64) AS slot_wait_ms,
@@ -191,14 +223,16 @@ WITH pipeline_run_lines AS (
     SAFE_CAST(sink.jsonPayload.passed AS BOOL) AS passed,
     SAFE_CAST(sink.jsonPayload.attempt AS FLOAT64) AS attempt
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
-  WHERE
-    sink.jsonPayload.event = 'pipeline_render'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), provider_status_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -220,17 +254,26 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
     SAFE_CAST(sink.jsonPayload.state AS STRING) AS state,
     SAFE_CAST(sink.jsonPayload.probe AS STRING) AS probe,
     SAFE_CAST(sink.jsonPayload.retry_after_s AS FLOAT64) AS retry_after_s,
     SAFE_CAST(sink.jsonPayload.blocked_runs AS FLOAT64) AS blocked_runs
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
-  WHERE
-    sink.jsonPayload.event = 'provider_status'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 )
 SELECT
   pipeline_run_lines.day AS day,
@@ -252,10 +295,12 @@ SELECT
     NOT pipeline_run_lines.lane IS NULL
     AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -282,10 +327,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -323,10 +370,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -364,10 +413,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -399,10 +450,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -434,10 +487,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -464,10 +519,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -494,10 +551,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -529,10 +588,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -564,10 +625,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -599,10 +662,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -629,10 +694,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -653,10 +720,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -680,10 +749,11 @@ SELECT
     NOT chat_turn_lines.tier IS NULL
     AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -707,10 +777,11 @@ SELECT
     NOT chat_turn_lines.kind IS NULL
     AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -744,10 +815,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -782,10 +854,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -817,10 +890,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -852,10 +926,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -887,10 +962,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -911,10 +987,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -938,10 +1015,12 @@ SELECT
     NOT pipeline_render_lines.theme IS NULL
     AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -965,10 +1044,12 @@ SELECT
     NOT pipeline_render_lines.render_lane IS NULL
     AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1000,10 +1081,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1035,10 +1118,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1062,10 +1147,12 @@ SELECT
     NOT pipeline_render_lines.passed IS NULL
     AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1097,10 +1184,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1121,10 +1210,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1151,10 +1242,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1181,10 +1274,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1208,10 +1303,12 @@ SELECT
     NOT provider_status_lines.probe IS NULL
     AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1243,10 +1340,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1278,10 +1377,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1302,9 +1403,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day

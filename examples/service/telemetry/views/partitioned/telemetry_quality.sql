@@ -28,6 +28,9 @@ CREATE OR REPLACE VIEW `acme-myservice-prod.myservice_telemetry.telemetry_qualit
   ),
   duplicate_entries OPTIONS (
     description='Extra copies of this event\'s log entries that day (same insertId and timestamp: exports are not de-duplicated), left out of the event views and of every other count here; NULL when telemetry.toml turns dedupe off.'
+  ),
+  conflicting_duplicates OPTIONS (
+    description='Of those copies, the ones whose payload differs from the copy kept (two copies of one entry that cannot both be true); NULL when telemetry.toml turns dedupe off.'
   )
 )
 OPTIONS (
@@ -42,6 +45,7 @@ OPTIONS (
 WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -87,37 +91,36 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
-    NOT sink.jsonPayload.lane IS NULL AS lane__present,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.lane AS STRING) AS lane,
-    NOT sink.jsonPayload.status IS NULL AS status__present,
     SAFE_CAST(sink.jsonPayload.status AS STRING) AS status,
-    NOT sink.jsonPayload.reason IS NULL AS reason__present,
     SAFE_CAST(sink.jsonPayload.reason AS STRING) AS reason,
-    NOT sink.jsonPayload.error_class IS NULL AS error_class__present,
     SAFE_CAST(sink.jsonPayload.error_class AS STRING) AS error_class,
-    NOT sink.jsonPayload.queue_wait_ms IS NULL AS queue_wait_ms__present,
     SAFE_CAST(sink.jsonPayload.queue_wait_ms AS FLOAT64) AS queue_wait_ms,
-    NOT sink.jsonPayload.queue_position IS NULL AS queue_position__present,
     SAFE_CAST(sink.jsonPayload.queue_position AS FLOAT64) AS queue_position,
-    NOT sink.jsonPayload.user_runs_today IS NULL AS user_runs_today__present,
     SAFE_CAST(sink.jsonPayload.user_runs_today AS STRING) AS user_runs_today,
-    NOT sink.jsonPayload.user_tokens_today IS NULL AS user_tokens_today__present,
     SAFE_CAST(sink.jsonPayload.user_tokens_today AS STRING) AS user_tokens_today,
-    NOT sink.jsonPayload.attempts IS NULL AS attempts__present,
     SAFE_CAST(sink.jsonPayload.attempts AS FLOAT64) AS attempts,
-    NOT sink.jsonPayload.duration_ms IS NULL AS duration_ms__present,
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
-    NOT sink.jsonPayload.model_calls IS NULL AS model_calls__present,
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'pipeline_run'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), chat_turn_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -155,29 +158,32 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
-    NOT sink.jsonPayload.tier IS NULL AS tier__present,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
-    NOT sink.jsonPayload.kind IS NULL AS kind__present,
     SAFE_CAST(sink.jsonPayload.kind AS STRING) AS kind,
-    NOT sink.jsonPayload.refusal IS NULL AS refusal__present,
     SAFE_CAST(sink.jsonPayload.refusal AS STRING) AS refusal,
-    NOT sink.jsonPayload.error IS NULL AS error__present,
     SAFE_CAST(sink.jsonPayload.error AS STRING) AS error,
-    NOT sink.jsonPayload.duration_ms IS NULL AS duration_ms__present,
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
-    NOT sink.jsonPayload.model_calls IS NULL AS model_calls__present,
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
-    NOT sink.jsonPayload.pipeline_runs IS NULL AS pipeline_runs__present,
     SAFE_CAST(sink.jsonPayload.pipeline_runs AS FLOAT64) AS pipeline_runs
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'chat_turn'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), pipeline_render_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -199,27 +205,31 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
-    NOT sink.jsonPayload.theme IS NULL AS theme__present,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
-    NOT sink.jsonPayload.render_lane IS NULL AS render_lane__present,
     SAFE_CAST(sink.jsonPayload.render_lane AS STRING) AS render_lane,
-    NOT sink.jsonPayload.slot_wait_ms IS NULL AS slot_wait_ms__present,
     SAFE_CAST(sink.jsonPayload.slot_wait_ms AS FLOAT64) AS slot_wait_ms,
-    NOT sink.jsonPayload.render_ms IS NULL AS render_ms__present,
     SAFE_CAST(sink.jsonPayload.render_ms AS FLOAT64) AS render_ms,
-    NOT sink.jsonPayload.passed IS NULL AS passed__present,
     SAFE_CAST(sink.jsonPayload.passed AS BOOL) AS passed,
-    NOT sink.jsonPayload.attempt IS NULL AS attempt__present,
     SAFE_CAST(sink.jsonPayload.attempt AS FLOAT64) AS attempt
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'pipeline_render'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), provider_status_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -241,25 +251,30 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
-    NOT sink.jsonPayload.provider IS NULL AS provider__present,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
-    NOT sink.jsonPayload.state IS NULL AS state__present,
     SAFE_CAST(sink.jsonPayload.state AS STRING) AS state,
-    NOT sink.jsonPayload.probe IS NULL AS probe__present,
     SAFE_CAST(sink.jsonPayload.probe AS STRING) AS probe,
-    NOT sink.jsonPayload.retry_after_s IS NULL AS retry_after_s__present,
     SAFE_CAST(sink.jsonPayload.retry_after_s AS FLOAT64) AS retry_after_s,
-    NOT sink.jsonPayload.blocked_runs IS NULL AS blocked_runs__present,
     SAFE_CAST(sink.jsonPayload.blocked_runs AS FLOAT64) AS blocked_runs
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'provider_status'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), cache_lookup_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -281,18 +296,24 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
-    NOT sink.jsonPayload.result IS NULL AS result__present,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.result AS STRING) AS result,
-    NOT sink.jsonPayload.tier IS NULL AS tier__present,
     SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
-    NOT sink.jsonPayload.lookup_ms IS NULL AS lookup_ms__present,
     SAFE_CAST(sink.jsonPayload.lookup_ms AS FLOAT64) AS lookup_ms
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'cache_lookup'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 )
 SELECT
   pipeline_run_lines.day AS day,
@@ -301,16 +322,25 @@ SELECT
   'lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('lane' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.lane__present
+    NOT pipeline_run_lines.lane IS NULL
     AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -321,19 +351,28 @@ SELECT
   'status' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('status' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.status__present
+    NOT pipeline_run_lines.status IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.status IN ('ok', 'needs_attention', 'failed', 'not_ready'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -344,10 +383,17 @@ SELECT
   'reason' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('reason' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.reason__present
+    NOT pipeline_run_lines.reason IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.reason IN (
         'validation',
@@ -363,10 +409,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -377,10 +425,17 @@ SELECT
   'error_class' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('error_class' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.error_class__present
+    NOT pipeline_run_lines.error_class IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.error_class IN (
         'timeout',
@@ -397,10 +452,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -411,20 +468,33 @@ SELECT
   'queue_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('queue_wait_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.queue_wait_ms__present
+    COALESCE(
+      pipeline_run_lines.queue_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.queue_wait_ms BETWEEN 0 AND 3600000
       AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -435,20 +505,33 @@ SELECT
   'queue_position' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('queue_position' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.queue_position__present
+    COALESCE(
+      pipeline_run_lines.queue_position BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.queue_position BETWEEN 0 AND 60
       AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -459,19 +542,28 @@ SELECT
   'user_runs_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('user_runs_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.user_runs_today__present
+    NOT pipeline_run_lines.user_runs_today IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.user_runs_today IN ('1', '2_5', '6_10', '11_20', '21_30', '31_40', '41_plus'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -482,19 +574,28 @@ SELECT
   'user_tokens_today' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('user_tokens_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.user_tokens_today__present
+    NOT pipeline_run_lines.user_tokens_today IS NULL
     AND NOT COALESCE(
       pipeline_run_lines.user_tokens_today IN ('lt25', '25_50', '50_75', '75_90', '90_100', 'over'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -505,20 +606,33 @@ SELECT
   'attempts' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('attempts' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.attempts__present
+    COALESCE(
+      pipeline_run_lines.attempts BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.attempts BETWEEN 0 AND 2
       AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -529,20 +643,33 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.duration_ms__present
+    COALESCE(
+      pipeline_run_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.duration_ms BETWEEN 0 AND 3600000
       AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -553,20 +680,33 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_run_lines.model_calls__present
+    COALESCE(
+      pipeline_run_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_run_lines.model_calls BETWEEN 0 AND 200
       AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -577,13 +717,22 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_run_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -594,16 +743,24 @@ SELECT
   'tier' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('tier' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.tier__present
+    NOT chat_turn_lines.tier IS NULL
     AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -614,16 +771,24 @@ SELECT
   'kind' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('kind' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.kind__present
+    NOT chat_turn_lines.kind IS NULL
     AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -634,10 +799,17 @@ SELECT
   'refusal' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('refusal' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.refusal__present
+    NOT chat_turn_lines.refusal IS NULL
     AND NOT COALESCE(
       chat_turn_lines.refusal IN (
         'out_of_scope',
@@ -650,10 +822,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -664,10 +837,17 @@ SELECT
   'error' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('error' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.error__present
+    NOT chat_turn_lines.error IS NULL
     AND NOT COALESCE(
       chat_turn_lines.error IN (
         'capacity',
@@ -681,10 +861,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -695,20 +876,32 @@ SELECT
   'duration_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('duration_ms' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.duration_ms__present
+    COALESCE(
+      chat_turn_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       chat_turn_lines.duration_ms BETWEEN 0 AND 3600000
       AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -719,20 +912,32 @@ SELECT
   'model_calls' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('model_calls' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.model_calls__present
+    COALESCE(
+      chat_turn_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
+      FALSE
+    )
     AND NOT COALESCE(
       chat_turn_lines.model_calls BETWEEN 0 AND 200
       AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -743,20 +948,32 @@ SELECT
   'pipeline_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('pipeline_runs' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    chat_turn_lines.pipeline_runs__present
+    COALESCE(
+      chat_turn_lines.pipeline_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
+      FALSE
+    )
     AND NOT COALESCE(
       chat_turn_lines.pipeline_runs BETWEEN 0 AND 60
       AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -767,13 +984,21 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(chat_turn_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
+      AND chat_turn_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -784,16 +1009,25 @@ SELECT
   'theme' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('theme' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.theme__present
+    NOT pipeline_render_lines.theme IS NULL
     AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -804,16 +1038,25 @@ SELECT
   'render_lane' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('render_lane' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.render_lane__present
+    NOT pipeline_render_lines.render_lane IS NULL
     AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -824,20 +1067,33 @@ SELECT
   'slot_wait_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('slot_wait_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.slot_wait_ms__present
+    COALESCE(
+      pipeline_render_lines.slot_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_render_lines.slot_wait_ms BETWEEN 0 AND 120000
       AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -848,20 +1104,33 @@ SELECT
   'render_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('render_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.render_ms__present
+    COALESCE(
+      pipeline_render_lines.render_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_render_lines.render_ms BETWEEN 0 AND 600000
       AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -872,16 +1141,25 @@ SELECT
   'passed' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('passed' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.passed__present
+    NOT pipeline_render_lines.passed IS NULL
     AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -892,20 +1170,33 @@ SELECT
   'attempt' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('attempt' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    pipeline_render_lines.attempt__present
+    COALESCE(
+      pipeline_render_lines.attempt BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
+      FALSE
+    )
     AND NOT COALESCE(
       pipeline_render_lines.attempt BETWEEN 1 AND 2
       AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -916,13 +1207,22 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(pipeline_render_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
+      AND pipeline_render_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -933,19 +1233,28 @@ SELECT
   'provider' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('provider' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.provider__present
+    NOT provider_status_lines.provider IS NULL
     AND NOT COALESCE(
       provider_status_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -956,19 +1265,28 @@ SELECT
   'state' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('state' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.state__present
+    NOT provider_status_lines.state IS NULL
     AND NOT COALESCE(
       provider_status_lines.state IN ('live', 'rate_limited', 'no_quota', 'unreachable'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -979,16 +1297,25 @@ SELECT
   'probe' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('probe' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.probe__present
+    NOT provider_status_lines.probe IS NULL
     AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -999,20 +1326,33 @@ SELECT
   'retry_after_s' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('retry_after_s' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.retry_after_s__present
+    COALESCE(
+      provider_status_lines.retry_after_s BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
+      FALSE
+    )
     AND NOT COALESCE(
       provider_status_lines.retry_after_s BETWEEN 0 AND 86400
       AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1023,20 +1363,33 @@ SELECT
   'blocked_runs' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('blocked_runs' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    provider_status_lines.blocked_runs__present
+    COALESCE(
+      provider_status_lines.blocked_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
+      FALSE
+    )
     AND NOT COALESCE(
       provider_status_lines.blocked_runs BETWEEN 0 AND 60
       AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1047,13 +1400,22 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(provider_status_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
+      AND provider_status_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1064,16 +1426,25 @@ SELECT
   'result' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(cache_lookup_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(cache_lookup_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      cache_lookup_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND cache_lookup_lines.unknown_fields = TRUNC(cache_lookup_lines.unknown_fields)
+      AND cache_lookup_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('result' IN UNNEST(cache_lookup_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    cache_lookup_lines.result__present
+    NOT cache_lookup_lines.result IS NULL
     AND NOT COALESCE(cache_lookup_lines.result IN ('hit', 'miss', 'stale'), FALSE)
   ) AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries
+  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
+  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
 FROM cache_lookup_lines AS cache_lookup_lines
 WHERE
-  cache_lookup_lines.schema_version = 1
+  cache_lookup_lines.event = 'cache_lookup'
+  AND cache_lookup_lines.schema_version = 1
 GROUP BY
   cache_lookup_lines.day
 UNION ALL
@@ -1084,16 +1455,25 @@ SELECT
   'tier' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(cache_lookup_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(cache_lookup_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      cache_lookup_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND cache_lookup_lines.unknown_fields = TRUNC(cache_lookup_lines.unknown_fields)
+      AND cache_lookup_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('tier' IN UNNEST(cache_lookup_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    cache_lookup_lines.tier__present
+    NOT cache_lookup_lines.tier IS NULL
     AND NOT COALESCE(cache_lookup_lines.tier IN ('memory', 'disk'), FALSE)
   ) AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries
+  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
+  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
 FROM cache_lookup_lines AS cache_lookup_lines
 WHERE
-  cache_lookup_lines.schema_version = 1
+  cache_lookup_lines.event = 'cache_lookup'
+  AND cache_lookup_lines.schema_version = 1
 GROUP BY
   cache_lookup_lines.day
 UNION ALL
@@ -1104,20 +1484,33 @@ SELECT
   'lookup_ms' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(cache_lookup_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(cache_lookup_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      cache_lookup_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND cache_lookup_lines.unknown_fields = TRUNC(cache_lookup_lines.unknown_fields)
+      AND cache_lookup_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF('lookup_ms' IN UNNEST(cache_lookup_lines.invalid_fields)) AS invalid_values,
   COUNTIF(
-    cache_lookup_lines.lookup_ms__present
+    COALESCE(
+      cache_lookup_lines.lookup_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND cache_lookup_lines.lookup_ms = TRUNC(cache_lookup_lines.lookup_ms),
+      FALSE
+    )
     AND NOT COALESCE(
       cache_lookup_lines.lookup_ms BETWEEN 0 AND 10000
       AND cache_lookup_lines.lookup_ms = TRUNC(cache_lookup_lines.lookup_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries
+  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
+  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
 FROM cache_lookup_lines AS cache_lookup_lines
 WHERE
-  cache_lookup_lines.schema_version = 1
+  cache_lookup_lines.event = 'cache_lookup'
+  AND cache_lookup_lines.schema_version = 1
 GROUP BY
   cache_lookup_lines.day
 UNION ALL
@@ -1128,12 +1521,21 @@ SELECT
   '<not a field>' AS field,
   COUNT(*) AS lines,
   COUNTIF(ARRAY_LENGTH(cache_lookup_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
-  COUNTIF(COALESCE(cache_lookup_lines.unknown_fields, 0) > 0) AS lines_with_unknown_fields,
+  COUNTIF(
+    COALESCE(
+      cache_lookup_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND cache_lookup_lines.unknown_fields = TRUNC(cache_lookup_lines.unknown_fields)
+      AND cache_lookup_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
   COUNTIF(cache_lookup_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries
+  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
+  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
 FROM cache_lookup_lines AS cache_lookup_lines
 WHERE
-  cache_lookup_lines.schema_version = 1
+  cache_lookup_lines.event = 'cache_lookup'
+  AND cache_lookup_lines.schema_version = 1
 GROUP BY
   cache_lookup_lines.day

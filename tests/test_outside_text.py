@@ -1,0 +1,315 @@
+"""Text the package did not write reaches no terminal or CI log raw.
+
+One table of hostile strings, one table of places they arrive (a log file's path, a lock
+key, a config reason, a deployed description, a committed SQL file, an output folder),
+each run through the commands and formats that print it. Every output must hold:
+no raw control, bidi or invisible character, no line starting with ``::`` (beyond the
+github format's own annotations), no ``##[``, no traceback, and rich markup in a name
+printed as written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agent_telemetry._text import clean, github_data, markup
+from agent_telemetry.cli import main
+from agent_telemetry.deploy._approval import approve
+from agent_telemetry.deploy._plan import DeployedView
+from agent_telemetry.deploy._plan_document import plan_document
+from agent_telemetry.deploy._plan_markdown import render_markdown
+from agent_telemetry.deploy._report import render_approval, render_plan
+from agent_telemetry.deploy._review_page import render_review_page
+from agent_telemetry.deploy._types import DryRun
+from agent_telemetry.schema.lock import LOCK_PATH
+from agent_telemetry.views import GENERATED_DIR
+from tests.deploy.test_approval_gate import PARTITIONED, plan
+from tests.deploy.test_plan import as_applied
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIG = REPO / "telemetry.toml"
+
+HOSTILE = {
+    "markup_open": "a[",
+    "markup_close": "x]",
+    "markup_tag": "[prod]",
+    "markup_style": "[bold red]boom[/]",
+    "ansi": "\x1b[31mred\x1b[0m\x1b[2J",
+    "osc8": "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\",
+    "crlf": "a\r\nb",
+    "error_command": "x\n::error title=forged::forged",
+    "add_mask": "\n::add-mask::secret",
+    "at_start": "::warning::forged",
+    "stop_commands": "##[stop-commands]token",
+    "bidi": "\u202eevil\u202c\u2066x\u2069",
+    "hangul_filler": "\u3164",
+    "braille_blank": "\u2800",
+    "zero_width": "a\u200bb\ufeff",
+    "c1_control": "a\x9bb\x85c",
+}
+# Every hostile string at once, for the places that cost a full `check` per run.
+ALL_AT_ONCE = "_".join(HOSTILE.values())
+
+ANNOTATION = re.compile(r"^::(error|warning|notice) (file=[^,:]*,)?(line=\d+,)?title=[A-Z_]+::")
+INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+
+
+def problems(output: str, *, github: bool = False) -> list[str]:
+    """Why ``output`` is unsafe for a terminal or a GitHub Actions log (empty: it is safe)."""
+    found = []
+    for char in sorted(set(output) - {"\n"}):
+        category = unicodedata.category(char)
+        if (
+            category in ("Cc", "Cf", "Zl", "Zp")
+            or char in INVISIBLE
+            or (category == "Zs" and char != " ")
+        ):
+            found.append(f"raw {char!r}")
+    for line in output.split("\n"):
+        if line.lstrip().startswith("::") and not (github and ANNOTATION.match(line)):
+            found.append(f"a line starts with '::': {line[:80]!r}")
+    if "##[" in output:
+        found.append("'##[' in the output")
+    if "Traceback" in output:
+        found.append("a traceback")
+    return found
+
+
+def run(args: list[str]) -> tuple[int, str]:
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    return result.exit_code, result.output + (result.stderr if result.stderr_bytes else "")
+
+
+def as_path_part(text: str) -> str:
+    return text.replace("/", "_")
+
+
+# --- where the strings arrive -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Place:
+    """How a hostile string gets in, and the command lines that then print it."""
+
+    name: str
+    commands: Callable[[Path, str], list[tuple[list[str], bool]]]  # (args, github format)
+
+
+def log_path(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    folder = tmp / as_path_part(text)
+    folder.mkdir()
+    log = folder / f"{as_path_part(text)}.jsonl"
+    log.write_text(
+        '{"event":"chat_turn","schema_version":1,"tier":"public","kind":"text",'
+        '"time":"2026-01-02T03:04:05Z"}\n',
+        encoding="utf-8",
+    )
+    return [
+        (["preview", str(log)], False),
+        (["check-logs", str(log)], False),
+        (["check-logs", "--format", "json", str(log)], False),
+    ]
+
+
+def lock_key(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    data = json.loads(LOCK_PATH.read_text(encoding="utf-8"))
+    data["events"][text] = data["events"]["chat_turn"]
+    lock = tmp / "schema.lock.json"
+    lock.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    check = ["check", "--schema-only", "--config", str(CONFIG), "--lock", str(lock)]
+    return [
+        (check, False),
+        ([*check, "--format", "json"], False),
+        ([*check, "--format", "github"], True),
+        (["lock", "--config", str(CONFIG), "--lock", str(lock)], False),
+    ]
+
+
+def config_reason(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """A reviewed exception (a member deleted from the committed lock) with ``text`` as
+    its reason: check prints the reason beside the notice."""
+    data = json.loads(LOCK_PATH.read_text(encoding="utf-8"))
+    data["events"]["chat_turn"]["1"]["fields"][0]["members"].append("retired")
+    lock = tmp / "schema.lock.json"
+    lock.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    config = tmp / "telemetry.toml"
+    config.write_text(
+        CONFIG.read_text(encoding="utf-8")
+        + "\n[[exceptions]]\n"
+        + 'rule = "ENUM_VALUE_NO_DELETE"\nevent = "chat_turn"\nfield = "tier"\n'
+        + f"reason = {json.dumps(text)}\n",
+        encoding="utf-8",
+    )
+    check = ["check", "--schema-only", "--config", str(config), "--lock", str(lock)]
+    return [
+        (check, False),
+        ([*check, "--format", "json"], False),
+        ([*check, "--format", "github"], True),
+        (["lock", "--config", str(config), "--lock", str(tmp / "new.lock.json")], False),
+    ]
+
+
+def bad_config_path(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """A config that does not exist: the error quotes its path."""
+    missing = str(tmp / f"{as_path_part(text)}.toml")
+    return [
+        (["check", "--schema-only", "--config", missing], False),
+        (["views", "build", "--check", "--config", missing], False),
+    ]
+
+
+PLACES = [Place("log path", log_path), Place("lock key", lock_key)]
+PLACES += [Place("config reason", config_reason), Place("config path", bad_config_path)]
+
+
+@pytest.mark.parametrize("place", PLACES, ids=lambda p: p.name)
+@pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_no_command_prints_outside_text_raw(place: Place, text: str, tmp_path: Path) -> None:
+    for args, github in place.commands(tmp_path, text):
+        code, output = run(args)
+        assert problems(output, github=github) == [], (args[:2], output)
+        assert code in (0, 1, 2), output
+
+
+def test_markup_in_a_path_prints_as_written(tmp_path: Path) -> None:
+    """``exports[prod]`` and ``exports[staging]`` are two folders and print as such; a
+    folder ``a[`` holding ``x].jsonl`` is a path, not broken markup (it was a
+    ``MarkupError`` and a traceback)."""
+    for index, (folder, name) in enumerate(
+        [("exports[prod]", "run"), ("exports[staging]", "run"), ("a[", "x]")]
+    ):
+        log = tmp_path / str(index) / folder / f"{name}.jsonl"
+        log.parent.mkdir(parents=True)
+        log.write_text(
+            '{"event":"chat_turn","schema_version":1,"tier":"public","kind":"text",'
+            '"time":"2026-01-02T03:04:05Z"}\n',
+            encoding="utf-8",
+        )
+        for command in ("preview", "check-logs"):
+            code, output = run([command, str(log)])
+            assert (code, problems(output)) == (0, []), output
+            # Tables fold a long path over lines: read it back without the folding.
+            assert f"{folder}/{name}.jsonl" in re.sub(r"[\s│┃]", "", output)
+
+
+# --- deployed descriptions, server errors: the plan renderer, server-free -----------
+
+
+@pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_a_deployed_description_or_server_message_prints_safely(text: str) -> None:
+    """Anyone who can edit a view in the console writes its description; the server
+    writes dry-run errors. ``views plan`` and ``views approve`` print both."""
+    first = PARTITIONED[0]
+    applied = as_applied(first)
+    assert applied.state is not None
+    state = replace(
+        applied.state,
+        description=f"edited {text}",
+        schema=tuple(
+            replace(column, description=f"{column.description} {text}")
+            for column in applied.state.schema
+        ),
+        view_query=f"SELECT 1 -- {text}",
+        labels={**applied.state.labels, "team": text},
+    )
+    deployed = {first.name: DeployedView(state, DryRun((), error=f"Binder Error: {text}"))}
+    planned = plan(deployed=deployed, target=f"p.{text}")
+    output = render_plan(planned)
+    assert problems(output) == [], output
+    assert "edited" in output  # the description is in the diff, on its own line
+    record = approve(planned, "Ana Analyst")
+    output = render_approval(record, f"approvals/{text}.json")
+    assert problems(output) == [], output
+    # The same plan for a pull-request comment and for bots: one plan document, cleaned
+    # where the server's text enters it, so every renderer of it is safe.
+    document = plan_document(planned, "agent-telemetry views approve")
+    renderers = (render_markdown, render_review_page, lambda d: d.model_dump_json(indent=2))
+    for rendered in (render(document) for render in renderers):
+        assert problems(rendered) == [], rendered
+
+
+# --- committed SQL and output folders: one full run each, every string at once ------
+
+
+@pytest.fixture(scope="module")
+def hostile_sql_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The committed views, one of them replaced by SQL carrying every hostile string."""
+    folder = tmp_path_factory.mktemp("views") / "generated"
+    shutil.copytree(GENERATED_DIR, folder)
+    victim = folder / "partitioned" / "chat_turn.sql"
+    victim.write_text(
+        f"-- {ALL_AT_ONCE}\nSELECT `{ALL_AT_ONCE}` FROM t WHERE x = '{ALL_AT_ONCE}' AND (\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+def test_a_committed_sql_file_prints_safely_in_every_check_format(
+    hostile_sql_dir: Path, fmt: str
+) -> None:
+    code, output = run(
+        ["check", "--config", str(CONFIG), "--sql-dir", str(hostile_sql_dir), "--format", fmt]
+    )
+    assert code == 1, output
+    assert problems(output, github=fmt == "github") == [], output
+
+
+def test_a_committed_sql_file_prints_safely_in_the_views_diff(hostile_sql_dir: Path) -> None:
+    code, output = run(
+        ["views", "build", "--check", "--config", str(CONFIG), "--sql-dir", str(hostile_sql_dir)]
+    )
+    assert code == 1, output
+    assert problems(output) == [], output
+    assert "chat_turn.sql" in output
+
+
+def test_an_output_folder_prints_safely(tmp_path: Path) -> None:
+    folder = tmp_path / as_path_part(ALL_AT_ONCE)
+    code, output = run(
+        [
+            "views",
+            "build",
+            "--config",
+            str(CONFIG),
+            "--sql-dir",
+            str(folder),
+            "--docs",
+            str(folder / "telemetry.md"),
+        ]
+    )
+    assert code == 0, output
+    assert problems(output) == [], output
+    assert output.count("wrote ") > 10
+
+
+# --- the door itself ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_clean_keeps_one_line_and_is_stable(text: str) -> None:
+    shown = clean(text)
+    assert problems(shown) == []
+    assert "\n" not in shown
+    assert clean(shown) == shown  # cleaning twice changes nothing
+    assert "\n" not in github_data(text)
+    assert "%0A" not in github_data("a\nb")  # the newline is already shown as \n
+
+
+def test_markup_escapes_what_rich_would_read() -> None:
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    for text in ("a[", "x]", "[prod]", "[bold red]boom[/]", "tail\\"):
+        console.print(f"[bold]{markup(text)}[/bold]")
+    shown = console.export_text()
+    assert shown.splitlines() == ["a[", "x]", "[prod]", "[bold red]boom[/]", "tail\\"]
