@@ -25,7 +25,10 @@ from agent_telemetry._text import clean, github_data, markup
 from agent_telemetry.cli import main
 from agent_telemetry.deploy._approval import approve
 from agent_telemetry.deploy._plan import DeployedView
+from agent_telemetry.deploy._plan_document import plan_document
+from agent_telemetry.deploy._plan_markdown import render_markdown
 from agent_telemetry.deploy._report import render_approval, render_plan
+from agent_telemetry.deploy._review_page import render_review_page
 from agent_telemetry.deploy._types import DryRun
 from agent_telemetry.schema.lock import LOCK_PATH
 from agent_telemetry.views import GENERATED_DIR
@@ -226,6 +229,12 @@ def test_a_deployed_description_or_server_message_prints_safely(text: str) -> No
     record = approve(planned, "Ana Analyst")
     output = render_approval(record, f"approvals/{text}.json")
     assert problems(output) == [], output
+    # The same plan for a pull-request comment and for bots: one plan document, cleaned
+    # where the server's text enters it, so every renderer of it is safe.
+    document = plan_document(planned, "agent-telemetry views approve")
+    renderers = (render_markdown, render_review_page, lambda d: d.model_dump_json(indent=2))
+    for rendered in (render(document) for render in renderers):
+        assert problems(rendered) == [], rendered
 
 
 # --- committed SQL and output folders: one full run each, every string at once ------

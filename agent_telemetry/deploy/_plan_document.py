@@ -15,6 +15,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_telemetry._text import clean
 from agent_telemetry.deploy._plan import ACTIONS, Action, DeploymentPlan, ViewPlan
 
 PLAN_DOCUMENT_FORMAT: Final = "agent-telemetry-plan/1"
@@ -114,7 +115,10 @@ def column_changes(plan: ViewPlan) -> list[ColumnChange]:
     before = (
         {}
         if state is None or state.kind != "VIEW"
-        else {f.name.lower(): (f.name, f.type_label(), f.description) for f in state.schema}
+        else {
+            f.name.lower(): (clean(f.name), clean(f.type_label()), _clean_optional(f.description))
+            for f in state.schema
+        }
     )
     changes: list[ColumnChange] = []
     for key, (name, kind, text) in after.items():
@@ -156,6 +160,15 @@ def column_changes(plan: ViewPlan) -> list[ColumnChange]:
     return changes
 
 
+def _clean_optional(text: str | None) -> str | None:
+    return None if text is None else clean(text)
+
+
+def _clean_lines(text: str | None) -> str | None:
+    """Server text kept line by line (SQL shown side by side), each line cleaned."""
+    return None if text is None else "\n".join(clean(line) for line in text.split("\n"))
+
+
 def approve_command(config: Path | None, layout: str | None, endpoint: str | None) -> str:
     """``views approve`` with the options this plan was made with, quoted for a shell."""
     words = ["agent-telemetry", "views", "approve"]
@@ -172,32 +185,37 @@ def plan_document(
     plan: DeploymentPlan, command: str, capacity: list[CapacityChange] | None = None
 ) -> PlanDocument:
     counts = plan.counts()
+    # The server's text (descriptions, SQL, errors) and the config's names enter the document
+    # here, cleaned once (agent_telemetry._text), so markdown, JSON and the review page
+    # all print them safely.
     return PlanDocument(
-        target=plan.target,
-        source=plan.source,
+        target=clean(plan.target),
+        source=clean(plan.source),
         layout=plan.layout,
         plan_hash=plan.plan_hash,
         pending=plan.pending,
         counts={a: counts[a] for a in ACTIONS},
         sink=SinkState(
-            table=plan.sink.table_id,
+            table=_clean_optional(plan.sink.table_id),
             found=plan.sink.state is not None,
-            missing=list(plan.sink.missing_paths),
+            missing=[clean(path) for path in plan.sink.missing_paths],
         ),
         views=[
             ViewChange(
                 name=v.name,
-                table_id=v.view.table_id,
+                table_id=clean(v.view.table_id),
                 action=v.action,
-                reasons=list(v.verdict.reasons),
+                reasons=[clean(reason) for reason in v.verdict.reasons],
                 blocked=v.blocked,
                 dry_run=DryRunResult(
                     ok=v.dry_run.ok,
-                    error=v.dry_run.error,
+                    error=_clean_optional(v.dry_run.error),
                     bytes_processed=v.dry_run.bytes_processed,
                 ),
                 columns=column_changes(v),
-                sql_before=None if v.deployed.state is None else v.deployed.state.view_query,
+                sql_before=None
+                if v.deployed.state is None
+                else _clean_lines(v.deployed.state.view_query),
                 sql_after=v.view.query,
                 diff=v.diff,
             )

@@ -46,6 +46,9 @@ _NO_KWARGS: dict[str, Any] = {}  # structlog only unpacks it; never mutated
 _dumps = orjson.dumps
 _APPEND_NEWLINE = orjson.OPT_APPEND_NEWLINE
 Clock = Callable[[], int]
+# Set by ``TelemetryLogger.emit`` when the hot path already refused the fields: the
+# model decides without asking it again.
+CAREFUL = "careful"
 
 
 def stamp(clock: Clock | None) -> str:
@@ -108,7 +111,7 @@ def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict
         return rejected_record(event_dict["reason"], event_dict.get("clock"))
     fields = event_dict["fields"]
     # "extra_unknown": keywords passed beside an instance; only the model counts them.
-    if plan.fast is not None and "extra_unknown" not in event_dict:
+    if plan.fast is not None and "extra_unknown" not in event_dict and CAREFUL not in event_dict:
         try:
             record: Record = plan.fast(fields)
         except Exception:

@@ -6,12 +6,17 @@ promises. With dedupe on, every SELECT that reads the sink table keeps its rows 
 exactly
 
     QUALIFY sink.<insert id> IS NULL
-      OR ROW_NUMBER() OVER (PARTITION BY sink.<insert id>, sink.timestamp) = 1
+      OR ROW_NUMBER() OVER (PARTITION BY sink.<insert id>, sink.timestamp
+                            ORDER BY <payload columns> ASC NULLS FIRST) = 1
 
-and every window in the query is partitioned by exactly those two sink columns (no ORDER
-BY, no frame): the key is the LogEntry's, rows without an insert id are never merged,
-and a filter on ``timestamp`` keeps or drops whole windows, so it can still be applied
-below them and prune partitions. With dedupe off, there is no QUALIFY and no window.
+(the other branch exactly ``sink.<insert id> IS NULL``, nothing else), and every window
+in the query is partitioned by exactly those two sink columns, with no frame: the key is
+the LogEntry's, rows without an insert id are never merged, and a filter on
+``timestamp`` keeps or drops whole windows, so it can still be applied below them and
+prune partitions. A window that ranks copies orders them by every payload key the query
+reads anywhere, each ascending with NULL first, and every ranking window orders alike:
+copies the order cannot tell apart show the same values, so the copy kept is one rule,
+not the engine's choice. With dedupe off, there is no QUALIFY and no window.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from agent_telemetry.config import Layout
-from agent_telemetry.views._render import DIALECT
-from agent_telemetry.views._sink import INSERT_ID_COLUMN
+from agent_telemetry.views._render import DIALECT, JSON_KEY_READS, json_path_key
+from agent_telemetry.views._sink import INSERT_ID_COLUMN, PAYLOAD_COLUMN
 from agent_telemetry.views._sql_error import sql_error_text
 
 TIMESTAMP = "timestamp"
@@ -67,9 +72,69 @@ def _window_problem(window: exp.Window, alias: str, insert_id: str) -> str | Non
             f"a window is partitioned by {shown}; expected exactly the sink's {insert_id} "
             f"and {TIMESTAMP} (the entry's key; {TIMESTAMP} keeps partition pruning)"
         )
-    if window.args.get("order") or window.args.get("spec"):
-        return "a window orders or frames its rows; the entry's copies are interchangeable"
+    if window.args.get("spec"):
+        return "a window frames its rows; only the default frame counts an entry's copies"
     return None
+
+
+def _payload_keys(node: exp.Expr, payload: str) -> set[str]:
+    """The payload keys read anywhere under ``node`` (``payload.key`` or a JSON path)."""
+    keys: set[str] = set()
+    for column in node.find_all(exp.Column):
+        if column.table.lower() == payload.lower():  # sink.payload.key, as parsed
+            keys.add(column.name.lower())
+            continue
+        if column.name.lower() != payload.lower():
+            continue
+        parent = column.parent
+        if isinstance(parent, exp.Dot) and parent.this is column:
+            keys.add(parent.name.lower())
+        elif isinstance(parent, JSON_KEY_READS) and parent.this is column:
+            key = json_path_key(parent.expression)
+            keys.add("<any path>" if key is None else key.lower())
+        else:
+            keys.add("<the whole payload>")
+    return keys
+
+
+def _order_problems(tree: exp.Expr, layout: Layout) -> list[str]:
+    """Why the windows that rank copies do not rank them by one total rule."""
+    payload = PAYLOAD_COLUMN[layout]
+    orders = {
+        window.args["order"].sql(DIALECT)
+        for window in tree.find_all(exp.Window)
+        if window.args.get("order")
+    }
+    problems = []
+    if len(orders) > 1:
+        problems.append("the windows rank an entry's copies in different orders")
+    ranked: set[str] = set()
+    for window in tree.find_all(exp.Window):
+        order = window.args.get("order")
+        if order is None:
+            if isinstance(window.this, exp.RowNumber):
+                problems.append(
+                    "ROW_NUMBER() ranks an entry's copies in no order: which copy is kept "
+                    "would be the engine's choice"
+                )
+            continue
+        for key in order.expressions:
+            if not isinstance(key, exp.Ordered) or key.args.get("desc"):
+                problems.append("copies are ranked in descending order; the rule is ascending")
+            elif not key.args.get("nulls_first"):
+                problems.append("copies are ranked with NULL last; the rule puts NULL first")
+            read = _payload_keys(key, payload)
+            if len(read) != 1:
+                problems.append("a rank key reads other than exactly one payload key")
+            ranked |= read
+    if orders:
+        unranked = _payload_keys(tree, payload) - ranked
+        if unranked:
+            problems.append(
+                "copies are not ranked by every payload key the view reads "
+                f"(missing {', '.join(sorted(unranked))}): two copies could tie and differ"
+            )
+    return problems
 
 
 def _unparen(node: exp.Expr) -> exp.Expr:
@@ -130,12 +195,14 @@ def dedupe_violations(sql: str | exp.Expr, layout: Layout, dedupe: bool) -> list
             problems.append(
                 f"does not keep one row per log entry: the sink read needs exactly "
                 f"QUALIFY {alias}.{insert_id} IS NULL OR ROW_NUMBER() OVER "
-                f"(PARTITION BY {alias}.{insert_id}, {alias}.{TIMESTAMP}) = 1"
+                f"(PARTITION BY {alias}.{insert_id}, {alias}.{TIMESTAMP} ORDER BY ...) = 1"
             )
         for window in windows:
             problem = _window_problem(window, alias, insert_id)
             if problem is not None:
                 problems.append(problem)
+    if dedupe:
+        problems += _order_problems(tree, layout)
     # A window over a CTE's rows would not be held to the key above.
     held = {id(w) for select, _ in reads for w in select.find_all(exp.Window)}
     if any(id(w) not in held for w in tree.find_all(exp.Window)):

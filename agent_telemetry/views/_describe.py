@@ -160,6 +160,12 @@ QUALITY_COLUMNS: tuple[QualityColumn, ...] = (
         "exports are not de-duplicated), left out of the event views and of every other "
         "count here; NULL when telemetry.toml turns dedupe off.",
     ),
+    QualityColumn(
+        "conflicting_duplicates",
+        "INT64",
+        "Of those copies, the ones whose payload differs from the copy kept (two copies of "
+        "one entry that cannot both be true); NULL when telemetry.toml turns dedupe off.",
+    ),
 )
 
 

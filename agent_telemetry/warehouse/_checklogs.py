@@ -3,12 +3,8 @@
 Per event: lines valid and invalid, violations by field and rule (never the values),
 and coverage: which enum members, which bound extremes and which booleans were seen.
 Unknown events and the emitter's ``telemetry_rejected`` lines are counted; plain text,
-other JSON, truncated and hostile records are counted and never fatal.
-
-A plain JSON-lines file is first judged in SQL (``_checklogs_fast``): the lines the SQL
-judge finds clean are only counted there; every other line comes back here, in order
-and with its line number, so the report is the same as when this module reads every
-line itself (``fast=False``: the tests hold the two equal).
+other JSON, truncated and hostile records are counted and never fatal. Pure Python over
+the event specs, streaming: no DuckDB.
 
 It reads files with the reader ``preview`` loads through (``_load_scan``) and judges
 values with the same judgement (``_judge``): a line is telemetry here exactly when
@@ -33,12 +29,14 @@ from agent_telemetry.schema import EVENT_VERSIONS, EventSpec, FieldSpec, Telemet
 from agent_telemetry.schema.coverage import Coverage, Observed, coverage
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS, NOT_A_FIELD, REJECTED_EVENT, RejectReason
 from agent_telemetry.schema.versions import current_models
+from agent_telemetry.warehouse._copies import Copies
 from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
 from agent_telemetry.warehouse._judge import (
     INVALID,
+    PAYLOAD_KINDS,
     Coercion,
-    Duplicates,
     Reading,
+    SinkPayload,
     insert_id,
     is_emitter_time,
     read_bool,
@@ -254,9 +252,15 @@ class LogCheckReport:
     @property
     def clean(self) -> bool:
         """No violations, at least one telemetry line (none at all is not clean: the
-        wrong file, or a service that writes no telemetry), and every file read to its
-        end (a file stopped at a limit was not checked whole)."""
-        return self.violations == 0 and self.telemetry > 0 and not self.stopped
+        wrong file, or a service that writes no telemetry), no two copies of an entry
+        that disagree, and every file read to its end (a file stopped at a limit was
+        not checked whole)."""
+        return (
+            self.violations == 0
+            and self.telemetry > 0
+            and not self.conflicting
+            and not self.stopped
+        )
 
     def observed(self) -> Observed:
         """What the valid lines showed, for ``schema.coverage``."""
@@ -308,52 +312,53 @@ def check_logs(
 
     ``versions`` is the registry lines are checked against: a line is judged by the
     model of its own ``schema_version``, so logs from before a version bump stay clean.
-
-    ``fast``: plain JSON-lines files are judged in SQL first (``_checklogs_fast``); off,
-    Python reads every line (the tests hold the two equal).
     """
     report = LogCheckReport(versions=versions, strict_types=strict_types)
-    newest: dict[str, int] = {}  # event name -> its current version
-    for name, version in versions:
-        newest[name] = max(version, newest.get(name, version))
-    current: dict[str, tuple[int, EventSpec]] = {}
-    for name, model in current_models(versions).items():
+    for model in current_models(versions).values():
         spec = event_spec(model)
-        current[spec.name] = (newest[name], spec)
         report.events[spec.name] = EventCheck(
             spec.name, spec, coverage={f.name: FieldCoverage(f) for f in spec.fields}
         )
     files, report.repeated = distinct_inputs(Path(p) for p in paths)
-    duplicates = Duplicates()  # across files, as the views see every file in one table
-    fast_check = _fast_check(current) if fast and files else None
+    # Across files, as the views see every file in one table: the copies of each entry
+    # wait until every file is read, then the one the views keep is checked.
+    copies = Copies(SinkPayload(frozenset(PAYLOAD_KINDS)))
+    fast_check = _fast_check(report) if fast and files else None
     try:
         for path in files:
             with LogInput(path, limits=limits) as log:
                 if progress is not None:
                     progress.start_file(path.name, path.stat().st_size if path.is_file() else 0)
-                counts = fast_check.check(log, duplicates) if fast_check is not None else None
+                counts = fast_check.check(log) if fast_check is not None else None
                 if fast_check is None or counts is None:
-                    _check_file(report, log, duplicates, progress)
+                    _check_file(report, log, copies, progress)
                 else:
                     if progress is not None:  # DuckDB read the whole file
                         progress.update(os.fstat(log.fileno()).st_size)
-                    _check_fast(report, log, counts, fast_check.rest(), duplicates)
+                    _check_fast(report, log, counts, fast_check.rest(), copies)
                 if progress is not None:
                     progress.finish_file()
+        for telemetry in copies.kept():
+            _check_payload(report, telemetry, time_of(telemetry))
+        report.conflicting = copies.conflicting
     finally:
+        copies.close()
         if fast_check is not None:
             fast_check.close()
     return report
 
 
-def _fast_check(current: Mapping[str, tuple[int, EventSpec]]) -> FastCheck | None:
+def _fast_check(report: LogCheckReport) -> FastCheck | None:
     """The SQL path, when DuckDB is installed (the ``cli`` extra): check-logs runs
     without it, on the slow path."""
     try:
         from agent_telemetry.warehouse._checklogs_fast import FastCheck
     except ImportError:
         return None
-    return FastCheck(current)
+    newest: dict[str, int] = {}  # event name -> its current version
+    for name, version in report.versions:
+        newest[name] = max(version, newest.get(name, version))
+    return FastCheck({name: (newest[name], check.spec) for name, check in report.events.items()})
 
 
 def _check_fast(
@@ -361,7 +366,7 @@ def _check_fast(
     log: LogInput,
     counts: FileCounts,
     rest: Iterable[tuple[int, bytes]],
-    duplicates: Duplicates,
+    copies: Copies,
 ) -> None:
     """A file judged in SQL: count its clean lines, then check the rest as the slow path."""
     checked = FileCheck(log.label, log.layout, str(log.encoding))
@@ -374,9 +379,6 @@ def _check_fast(
             checked.oversized += count
         else:  # SQL decides no other kind than text and other JSON
             checked.non_telemetry += count
-    checked.records += counts.duplicates
-    checked.telemetry += counts.duplicates
-    checked.duplicates += counts.duplicates
     for name, clean in counts.clean.items():
         check = report.events[name]
         check.lines += clean.lines
@@ -392,24 +394,24 @@ def _check_fast(
                 cov.low = low if cov.low is None else min(cov.low, low)
                 cov.high = high if cov.high is None else max(cov.high, high)
     for number, line in rest:
-        _check_record(report, checked, _record(line, number), duplicates)
+        _check_record(report, checked, _record(line, number), copies)
     checked.stopped = log.stopped
 
 
 def _check_file(
-    report: LogCheckReport, log: LogInput, duplicates: Duplicates, progress: LoadProgress | None
+    report: LogCheckReport, log: LogInput, copies: Copies, progress: LoadProgress | None
 ) -> None:
     checked = FileCheck(log.label, log.layout, str(log.encoding))
     report.files.append(checked)
     for number, record in enumerate(iter_records(log)):
         if progress is not None and not number % PROGRESS_EVERY:
             progress.update(log.consumed)
-        _check_record(report, checked, record, duplicates)
+        _check_record(report, checked, record, copies)
     checked.stopped = log.stopped
 
 
 def _check_record(
-    report: LogCheckReport, checked: FileCheck, record: Record, duplicates: Duplicates
+    report: LogCheckReport, checked: FileCheck, record: Record, copies: Copies
 ) -> None:
     kind = record.kind
     if kind is not Kind.BLANK:
@@ -418,10 +420,11 @@ def _check_record(
         if telemetry is not None:
             checked.telemetry += 1
             when = time_of(telemetry)
-            if duplicates.seen(insert_id(telemetry), when):
-                checked.duplicates += 1
-            else:
+            entry_id = insert_id(telemetry)
+            if entry_id is None or when is None:  # no entry key: never a copy
                 _check_payload(report, telemetry, when)
+            elif copies.add(hash((entry_id, when)), telemetry):
+                checked.duplicates += 1
         elif kind is Kind.MALFORMED:
             checked.truncated += 1
             if len(checked.truncated_at) < MAX_POSITIONS:

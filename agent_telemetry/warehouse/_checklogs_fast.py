@@ -11,15 +11,14 @@ only counted, per event, with the coverage they show (members, booleans, extreme
 Every other line goes, in file order and with its line number, through the very
 judgement of the slow path (``_checklogs``): lines SQL leaves to Python, telemetry that
 breaks or bends a rule (for its violations, coercions and positions), rejected and
-unknown events, retired versions. A clean LogEntry with a key (insertId and timestamp)
-is counted here only when it is the first line of its key in the file and no earlier
-file held it (``_entries``); later copies are duplicates, as ``Duplicates`` counts them
-in file order. Plain text, other JSON, blank and oversized lines are counted in SQL,
-as the load counts them.
+unknown events, retired versions, and every LogEntry with an ``insertId`` (its copies
+wait in ``Copies`` until every file is read, as on the slow path). Plain text, other
+JSON, blank and oversized lines are counted in SQL, as the load counts them.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,27 +27,23 @@ import duckdb
 
 from agent_telemetry.schema import EventSpec, FieldSpec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS
-from agent_telemetry.warehouse._judge import (
-    LIFTED_KEYS,
-    PAYLOAD_KINDS,
-    Duplicates,
-    insert_id,
-    time_of,
-)
+from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS
 from agent_telemetry.warehouse._judge_sql import PYTHON, JudgeSql, _lit
 from agent_telemetry.warehouse._load_fast import opened, qualifies
-from agent_telemetry.warehouse._load_scan import Kind, _record
+from agent_telemetry.warehouse._load_scan import Kind
 from agent_telemetry.warehouse._source import LogInput
 
 CHECKED = "_agent_telemetry_checked"
-_KEYS = "_agent_telemetry_check_keys"
-_SEEN = "seen"  # a clean entry whose key was seen before: a duplicate
 # Each line as one VARCHAR (as the load reads it), numbered from 1 in file order.
 _READER = (
     "(SELECT line, row_number() OVER () AS n FROM read_csv($path, columns = "
     "{'line': 'VARCHAR'}, header = false, auto_detect = false, delim = '\\x01', "
     "quote = '', escape = '', new_line = '\\n'))"
 )
+# LogEntries with insert ids all go to Python (``Copies``): for a file that starts with
+# them, the SQL pass would only add its cost. Which path a file takes never changes
+# the report.
+_KEYED, _SNIFF = b'"insertId"', 1 << 16
 _KINDS = {kind.value: kind for kind in Kind}
 _SQL_KIND = {"int": "int", "enum": "string", "bool": "bool"}  # FieldSpec -> PAYLOAD_KINDS
 _ENVELOPE_KINDS = {
@@ -75,7 +70,6 @@ class FileCounts:
 
     kinds: Mapping[Kind, int]
     clean: Mapping[str, CleanCounts]
-    duplicates: int  # clean entries seen before (same insertId and timestamp)
 
 
 def _nullish(fragment: str) -> str:
@@ -118,10 +112,6 @@ class FastCheck:
         self.specs = {name: spec for name, (_, spec) in current.items() if sql_checkable(spec)}
         self.con = duckdb.connect()
         judged = judge.stages(_READER)["judged"]
-        raw_id = "CAST(v.insertId AS VARCHAR)"
-        entry_id = f"CASE WHEN {raw_id}[1] = '\"' THEN {raw_id}[2:-2] END"
-        micros = "rpad(substr(ts, 21, greatest(0, least(6, strlen(ts) - 21))), 6, '0')"
-        when = f"left(ts, 19) || '.' || {micros} || 'Z'"
         telemetry = "kind IN ('entry', 'emitter')"
         cases = " ".join(
             f"WHEN {_lit(name)} THEN {self._clean(current[name][0], spec)}"
@@ -131,6 +121,7 @@ class FastCheck:
             f"{telemetry} AND stamp IS NOT NULL AND {_nullish(judge.fragment('invalid_fields'))} "
             f"AND ({_nullish(judge.fragment('unknown_fields'))} "
             f"OR {judge.value('unknown_fields')} = 0) "
+            "AND (shape = 'emitter' OR coalesce(CAST(v.insertId AS VARCHAR), 'null') = 'null') "
             f"AND coalesce(CASE {judge.value('event')} {cases} ELSE false END, false)"
             if cases
             else "false"
@@ -145,10 +136,7 @@ class FastCheck:
             f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT n, {kind} AS kind, "
             f"CASE WHEN clean THEN {judge.value('event')} END AS event, "
             f"{values}{', ' if values else ''}"
-            f"CASE WHEN NOT clean AND ({telemetry} OR kind = '{PYTHON}') THEN line END AS line, "
-            # An entry's key as ``Duplicates`` holds it (``_judge.read_timestamp``'s form).
-            f"CASE WHEN kind = 'entry' AND stamp IS NOT NULL THEN {entry_id} END AS entry_id, "
-            f"CASE WHEN kind = 'entry' AND stamp IS NOT NULL THEN {when} END AS entry_time "
+            f"CASE WHEN NOT clean AND ({telemetry} OR kind = '{PYTHON}') THEN line END AS line "
             f"FROM (SELECT *, coalesce({clean}, false) AS clean FROM (SELECT *, "
             f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})))"
         )
@@ -174,80 +162,25 @@ class FastCheck:
             parts.append(strangers)
         return "(" + " AND ".join(parts) + ")"
 
-    def check(self, log: LogInput, duplicates: Duplicates) -> FileCounts | None:
+    def check(self, log: LogInput) -> FileCounts | None:
         """Judge the file into the checked table; None when DuckDB cannot read it exactly
-        (the file then takes the slow path). ``duplicates`` (the entries of earlier
-        files) learns the entries counted clean here."""
+        (the file then takes the slow path)."""
         con = self.con
-        if not qualifies(log):
+        if not qualifies(log) or _KEYED in os.pread(log.fileno(), _SNIFF, 0):
             return None
         try:
             con.execute(self._create, {"path": str(opened(log))})
         except (duckdb.InvalidInputException, duckdb.IOException):
             con.execute(f"DROP TABLE IF EXISTS {CHECKED}")
             return None
-        self._entries(duplicates)
         rows = con.execute(
             f"SELECT kind, count(*) FROM {CHECKED} WHERE kind NOT IN ('blank', '{PYTHON}') "
             "GROUP BY kind"
         ).fetchall()
-        counted = dict(rows)
-        seen = counted.pop(_SEEN, 0)
         kinds = {
-            (Kind.TELEMETRY if kind == "clean" else _KINDS[kind]): count
-            for kind, count in counted.items()
+            (Kind.TELEMETRY if kind == "clean" else _KINDS[kind]): count for kind, count in rows
         }
-        clean = self._clean_counts(con) if Kind.TELEMETRY in kinds else {}
-        return FileCounts(kinds, clean, seen)
-
-    def _entries(self, duplicates: Duplicates) -> None:
-        """Of the clean entries with a key, only the first of each key is checked (as
-        ``Duplicates`` would in file order); later ones, and those of earlier files, are
-        duplicates. The first ones go into ``duplicates``, before Python checks the rest."""
-        con = self.con
-        ((keyed,),) = con.execute(
-            f"SELECT count(*) FROM {CHECKED} WHERE kind = 'clean' AND entry_id IS NOT NULL"
-        ).fetchall()
-        if not keyed:
-            return
-        # The keys of the lines SQL left to Python: only Python's judgement reads them.
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {_KEYS} (n BIGINT, id VARCHAR, t VARCHAR)")
-        keys = []
-        for number, line in self.rest(only_unjudged=True):
-            telemetry = _record(line, number).telemetry
-            if telemetry is not None:
-                when = time_of(telemetry)
-                entry_id = insert_id(telemetry)
-                if when is not None and entry_id is not None:
-                    keys.append((number, entry_id, when))
-        if keys:  # one statement: a row each would cost a round trip each
-            numbers, ids, times = (list(column) for column in zip(*keys, strict=True))
-            con.execute(
-                f"INSERT INTO {_KEYS} SELECT unnest(?::BIGINT[]), unnest(?::VARCHAR[]), "
-                "unnest(?::VARCHAR[])",
-                [numbers, ids, times],
-            )
-        con.execute(
-            f"UPDATE {CHECKED} SET kind = '{_SEEN}' FROM (SELECT id, t, min(n) AS first FROM "
-            f"(SELECT n, entry_id AS id, entry_time AS t FROM {CHECKED} WHERE entry_id IS NOT "
-            f"NULL UNION ALL SELECT * FROM {_KEYS}) GROUP BY id, t) AS keyed WHERE "
-            f"{CHECKED}.kind = 'clean' AND {CHECKED}.entry_id = keyed.id AND "
-            f"{CHECKED}.entry_time = keyed.t AND {CHECKED}.n > keyed.first"
-        )
-        cursor = con.execute(
-            f"SELECT n, entry_id, entry_time FROM {CHECKED} WHERE kind = 'clean' AND "
-            "entry_id IS NOT NULL ORDER BY n"
-        )
-        earlier: list[int] = []  # first in this file, but seen in an earlier file
-        while rows := cursor.fetchmany(8192):
-            earlier.extend(
-                number for number, entry_id, when in rows if duplicates.seen(entry_id, when)
-            )
-        if earlier:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {_KEYS} (n BIGINT)")
-            con.execute(f"INSERT INTO {_KEYS} SELECT unnest(?::BIGINT[])", [earlier])
-            con.execute(f"UPDATE {CHECKED} SET kind = '{_SEEN}' WHERE n IN (SELECT n FROM {_KEYS})")
-        con.execute(f"DROP TABLE {_KEYS}")
+        return FileCounts(kinds, self._clean_counts(con) if Kind.TELEMETRY in kinds else {})
 
     def _clean_counts(self, con: duckdb.DuckDBPyConnection) -> dict[str, CleanCounts]:
         aggregates = []
@@ -267,12 +200,10 @@ class FastCheck:
             counts[row[0]] = CleanCounts(row[1], self.versions[row[0]], fields)
         return counts
 
-    def rest(self, *, only_unjudged: bool = False) -> Iterator[tuple[int, bytes]]:
-        """The lines the slow path's judgement must see, in file order: (number, line);
-        ``only_unjudged``: those SQL did not judge as an entry with a key."""
-        unjudged = " AND entry_id IS NULL" if only_unjudged else ""
+    def rest(self) -> Iterator[tuple[int, bytes]]:
+        """The lines the slow path's judgement must see, in file order: (number, line)."""
         cursor = self.con.execute(
-            f"SELECT n, line FROM {CHECKED} WHERE kind = ?{unjudged} ORDER BY n", [PYTHON]
+            f"SELECT n, line FROM {CHECKED} WHERE kind = ? ORDER BY n", [PYTHON]
         )
         while rows := cursor.fetchmany(4096):
             for number, line in rows:

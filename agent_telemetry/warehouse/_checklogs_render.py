@@ -146,6 +146,12 @@ def render_text(report: LogCheckReport, console: Console) -> None:
             "timestamp), checked once as the views count them once",
             highlight=False,
         )
+    if report.conflicting:
+        console.print(
+            f"[red]conflicting[/red]: {report.conflicting:,} copies of LogEntries hold another "
+            "payload than the copy checked (the one the views keep); both cannot be true",
+            highlight=False,
+        )
     if report.hostile:
         console.print(
             f"[yellow]warning[/yellow]: {report.hostile:,} record(s) oversized, too deep or "
@@ -158,6 +164,8 @@ def render_text(report: LogCheckReport, console: Console) -> None:
         console.print("[green]clean[/green]: every telemetry line matches its model")
     elif report.stopped and not report.violations:
         console.print("[red]not clean: a file was not read to its end[/red]")
+    elif report.conflicting and not report.violations:
+        console.print("[red]not clean: copies of one log entry disagree[/red]")
     else:
         console.print(f"[red]{report.violations:,} line(s) with violations[/red]")
 

@@ -35,6 +35,7 @@ from agent_telemetry.warehouse._load_sql import (
     PAYLOAD,
     TIMESTAMP,
     SinkColumns,
+    conflicting_copies,
     local_fields,
     spool_insert,
 )
@@ -96,6 +97,9 @@ class LoadReport:
     table: str
     files: tuple[FileLoad, ...] = field(default=())
     repeated: tuple[Repeat, ...] = field(default=())  # inputs naming a file already read
+    # Stored copies of an entry (same insertId and timestamp) whose payload differs from
+    # the copy the views keep.
+    conflicting: int = 0
 
     @property
     def records(self) -> int:
@@ -187,7 +191,8 @@ def load_logs(
                         progress.finish_file()
     finally:
         staging.drop()
-    return LoadReport(table, tuple(loaded), repeated)
+    ((conflicting,),) = con.execute(conflicting_copies(table, sink)).fetchall()
+    return LoadReport(table, tuple(loaded), repeated, int(conflicting))
 
 
 def _size(path: Path) -> int:

@@ -139,3 +139,23 @@ def spool_insert(table: str, spool: str, sink: SinkColumns) -> str:
         for name in sink.columns
     )
     return f"INSERT INTO {quote_identifier(table)} BY NAME SELECT {select} FROM {source}"
+
+
+def conflicting_copies(table: str, sink: SinkColumns) -> str:
+    """How many stored copies of an entry hold another payload than the copy the views
+    keep: the views' rule (docs/design.md, "One row per log entry") run on the table."""
+    payload = quote_identifier(PAYLOAD)
+    keys = []
+    for name, kind in sink.payload.items():
+        column = f"{payload}.{quote_identifier(name)}"
+        if kind.endswith("[]"):  # an array ranks by its JSON text, '[]' when absent
+            column = f"coalesce(CAST(to_json({column}) AS VARCHAR), '[]')"
+        keys.append(f"{column} ASC NULLS FIRST")
+    entry = f"PARTITION BY {quote_identifier(INSERT_ID)}, {quote_identifier(TIMESTAMP)}"
+    ranked = f"{entry} ORDER BY {', '.join(keys)}"
+    return (
+        "SELECT coalesce(sum(copies - alike), 0) FROM ("
+        f"SELECT count(*) OVER ({entry}) AS copies, count(*) OVER ({ranked}) AS alike, "
+        f"row_number() OVER ({ranked}) AS place FROM {quote_identifier(table)} "
+        f"WHERE {quote_identifier(INSERT_ID)} IS NOT NULL) WHERE place = 1"
+    )

@@ -124,6 +124,13 @@ def render_load_report(report: LoadReport, console: Console) -> None:
             soft_wrap=True,
             highlight=False,
         )
+    if report.conflicting:
+        console.print(
+            f"[red]conflicting[/red]: {report.conflicting:,} copies of LogEntries hold another "
+            "payload than the copy the views keep (telemetry_quality.conflicting_duplicates)",
+            soft_wrap=True,
+            highlight=False,
+        )
     if report.hostile:
         console.print(
             f"[yellow]warning[/yellow]: {report.hostile:,} record(s) oversized, too deep or "

@@ -13,11 +13,14 @@ import sqlglot
 from sqlglot import exp
 
 from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout, parse_config
+from agent_telemetry.schema import version_catalogue
 from agent_telemetry.views import (
+    LANE_VIEW,
     QUALITY_VIEW,
     ViewDefinition,
     dedupe_violations,
     generate_views,
+    lane_violations,
     sink_schema,
 )
 
@@ -46,6 +49,10 @@ def test_every_generated_view_has_the_form_its_switch_asks_for(
     views: dict[tuple[bool, Layout], tuple[ViewDefinition, ...]], layout: Layout, dedupe: bool
 ) -> None:
     for view in views[dedupe, layout]:
+        if view.reads:  # lane_health reads the event views, which keep one row per entry
+            assert view.name == LANE_VIEW
+            assert lane_violations(view.query, deployment(dedupe), version_catalogue()) == []
+            continue
         assert dedupe_violations(view.query, layout, dedupe) == [], view.name
         assert dedupe_violations(view.ddl, layout, dedupe) == [], view.name
         # The other switch's form is refused: the proof tells them apart.
@@ -66,20 +73,24 @@ def test_with_dedupe_off_an_event_view_is_the_dedupe_view_without_its_qualify(
     # Dedupe adds one QUALIFY per sink read and changes nothing else: with it off, the
     # event views are exactly what they were before (rows, columns, SQL).
     on, off = views[True, layout], views[False, layout]
-    for with_dedupe, without in zip(on[:-1], off[:-1], strict=True):
+    events_on = [v for v in on if v.event is not None]
+    events_off = [v for v in off if v.event is not None]
+    for with_dedupe, without in zip(events_on, events_off, strict=True):
         assert with_dedupe.query != without.query
         assert _without_dedupe(with_dedupe.query) == _without_dedupe(without.query)
         assert sqlglot.parse_one(without.query, dialect="bigquery").find(exp.Window) is None
         assert with_dedupe.columns == without.columns
     # telemetry_quality keeps its columns either way: duplicate_entries is NULL when off.
-    assert on[-1].name == off[-1].name == QUALITY_VIEW
-    assert on[-1].columns == off[-1].columns
-    assert "duplicate_entries" in [c.name for c in on[-1].columns]
+    quality_on, quality_off = on[len(events_on)], off[len(events_off)]
+    assert quality_on.name == quality_off.name == QUALITY_VIEW
+    assert quality_on.columns == quality_off.columns
+    assert "duplicate_entries" in [c.name for c in quality_on.columns]
 
 
+RANKED = "ORDER BY sink.jsonPayload.event, sink.jsonPayload.lane"
 QUALIFY = (
     "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
-    "(PARTITION BY sink.insertId, sink.timestamp) = 1"
+    f"(PARTITION BY sink.insertId, sink.timestamp {RANKED}) = 1"
 )
 BROKEN = {
     "no dedupe": "",
@@ -97,9 +108,31 @@ BROKEN = {
         "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
         "(PARTITION BY sink.insertId, sink.timestamp) = 2"
     ),
-    "ordered window": (
+    "ranked by a column that is no payload key": (
         "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
         "(PARTITION BY sink.insertId, sink.timestamp ORDER BY sink.severity) = 1"
+    ),
+    "copies in no order (the engine's choice)": (
+        "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
+        "(PARTITION BY sink.insertId, sink.timestamp) = 1"
+    ),
+    "a payload key the view reads left out of the order": (
+        "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
+        "(PARTITION BY sink.insertId, sink.timestamp ORDER BY sink.jsonPayload.event) = 1"
+    ),
+    "descending": QUALIFY.replace("jsonPayload.lane", "jsonPayload.lane DESC"),
+    "NULL last": QUALIFY.replace("jsonPayload.lane", "jsonPayload.lane NULLS LAST"),
+    "a frame": QUALIFY.replace(RANKED, RANKED + " ROWS BETWEEN CURRENT ROW AND CURRENT ROW"),
+    # The other branch must be exactly `insertId IS NULL`: anything else keeps copies.
+    "TRUE OR": QUALIFY.replace("sink.insertId IS NULL OR", "TRUE OR"),
+    "timestamp IS NULL OR": QUALIFY.replace(
+        "sink.insertId IS NULL OR", "sink.timestamp IS NULL OR"
+    ),
+    "insertId IS NOT NULL OR": QUALIFY.replace(
+        "sink.insertId IS NULL OR", "sink.insertId IS NOT NULL OR"
+    ),
+    "a third branch": QUALIFY.replace(
+        "sink.insertId IS NULL OR", "sink.insertId IS NULL OR sink.timestamp IS NULL OR"
     ),
     "NULL insert ids kept, the rest dropped": (
         "QUALIFY sink.insertId IS NULL AND ROW_NUMBER() OVER "
@@ -124,8 +157,20 @@ def test_the_hand_written_form_passes() -> None:
 
 @pytest.mark.parametrize("breakage", list(BROKEN))
 def test_each_way_to_break_the_dedupe_is_found(breakage: str) -> None:
-    problems = dedupe_violations(_with_qualify(BROKEN[breakage]), "partitioned", True)
+    broken = BROKEN[breakage]
+    assert broken != QUALIFY
+    problems = dedupe_violations(_with_qualify(broken), "partitioned", True)
     assert problems, breakage
+
+
+def test_windows_that_rank_copies_differently_are_found() -> None:
+    # Counting the copies alike to the kept one needs the kept one's order.
+    extra = (
+        ", COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp "
+        "ORDER BY sink.jsonPayload.lane, sink.jsonPayload.event) AS alike"
+    )
+    problems = dedupe_violations(_with_qualify(QUALIFY, extra), "partitioned", True)
+    assert problems == ["the windows rank an entry's copies in different orders"]
 
 
 def test_a_window_over_another_key_is_found_even_with_the_right_qualify() -> None:
@@ -145,7 +190,7 @@ def test_the_analytics_layout_is_held_to_insert_id() -> None:
     analytics = (
         "SELECT sink.timestamp AS timestamp FROM `p.d._AllLogs` AS sink WHERE TRUE QUALIFY "
         "sink.insert_id IS NULL OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, "
-        "sink.timestamp) = 1"
+        "sink.timestamp ORDER BY JSON_VALUE(sink.json_payload, '$.event')) = 1"
     )
     assert dedupe_violations(analytics, "analytics", True) == []
     camel = analytics.replace("insert_id", "insertId")

@@ -50,6 +50,7 @@ class Truth:
     too_deep: int = 0
     undecodable: int = 0
     duplicates: int = 0
+    conflicting: int = 0  # of the duplicates, copies whose payload differs from the kept one
     lines: Counter[str] = field(default_factory=Counter)  # check-logs lines per event
     rows: Counter[str] = field(default_factory=Counter)  # view rows (schema_version 1)
     valid: Counter[tuple[str, str]] = field(default_factory=Counter)  # (event, field)
@@ -428,6 +429,83 @@ def hostile_array(seed: int) -> tuple[bytes, Truth]:
     return array(records), w.truth
 
 
+def _pipeline_run(lane: str, **fields: Any) -> Event:
+    payload = {"event": "pipeline_run", "schema_version": 1, "lane": lane, "status": "ok"}
+    payload.update(fields)
+    valid = ["lane", "status"] + (["attempts"] if fields.get("attempts") in (0, 1, 2) else [])
+    return Event("pipeline_run", payload, True, True, valid, set(), START)
+
+
+def conflicts_file(seed: int) -> tuple[bytes, Truth]:
+    """LogEntries exported twice whose copies disagree, each case with the copy the views
+    keep decided here by the rule (docs/design.md: every payload column in the sink's
+    order, NULL first, ascending), never by the code under test; copies of one entry
+    written with a UTC offset; and copies whose timestamp does not read, never merged."""
+    w = _Writer(seed)
+    records: list[bytes | None] = []
+
+    def entry(event: Event, entry_id: str, stamp: str) -> bytes:
+        record = log_entry(event, entry_id, w.rnd)
+        record["timestamp"] = stamp
+        return json.dumps(record).encode()
+
+    def conflict(kept: Event, other: Event, *, kept_first: bool) -> None:
+        entry_id, stamp = w.entry_id(), rfc3339(w.event(NATIVE).when)
+        pair = [entry(kept, entry_id, stamp), entry(other, entry_id, stamp)]
+        records.extend(pair if kept_first else pair[::-1])
+        count_event(w.truth, kept)
+        count_event(w.truth, other, duplicate=True)
+        w.truth.conflicting += 1
+
+    tier_is_a_name = Event(
+        "chat_turn",
+        {"event": "chat_turn", "schema_version": 1, "tier": "jane_doe", "kind": "text"},
+        True,
+        True,
+        ["kind"],
+        set(),
+        START,
+    )
+    # The issue's case: a valid pipeline_run, then a chat_turn with a name for a tier,
+    # under one key. 'chat_turn' < 'pipeline_run': the chat_turn is the entry, and it is
+    # invalid (first or second in the file alike).
+    conflict(tier_is_a_name, _pipeline_run("public"), kept_first=False)
+    conflict(tier_is_a_name, _pipeline_run("admin"), kept_first=True)
+    # One event, one field apart: 'admin' < 'public'; an absent field (NULL) comes first.
+    conflict(_pipeline_run("admin"), _pipeline_run("public"), kept_first=False)
+    conflict(_pipeline_run("public"), _pipeline_run("public", attempts=2), kept_first=False)
+    # A value the views refuse (NULL) ranks before a valid one.
+    conflict(
+        _pipeline_run("public", attempts="many"),
+        _pipeline_run("public", attempts=1),
+        kept_first=False,
+    )
+    # Alike copies beside them: plain duplicates, no conflict.
+    same = _pipeline_run("premium")
+    entry_id, stamp = w.entry_id(), rfc3339(w.event(NATIVE).when)
+    records += [entry(same, entry_id, stamp), entry(same, entry_id, stamp)]
+    count_event(w.truth, same)
+    count_event(w.truth, same, duplicate=True)
+    # One entry exported once in UTC and once with an offset: the same instant, the same
+    # entry, even across midnight (2026-05-10T01:00:00.5+02:00 is 2026-05-09T23:00:00.5Z).
+    for utc, offset in (
+        ("2026-05-09T23:00:00.500000Z", "2026-05-10T01:00:00.5+02:00"),
+        ("2026-05-09T21:15:00Z", "2026-05-09T16:15:00-05:00"),
+    ):
+        event = _pipeline_run("admin", attempts=0)
+        entry_id = w.entry_id()
+        records += [entry(event, entry_id, utc), entry(event, entry_id, offset)]
+        count_event(w.truth, event)
+        count_event(w.truth, event, duplicate=True)
+    # Two copies whose timestamp does not read: no entry key, so never merged (both are
+    # checked, and each is a row), even with one insertId and differing payloads.
+    entry_id = w.entry_id()
+    for event in (_pipeline_run("public"), _pipeline_run("premium")):
+        records.append(entry(event, entry_id, "yesterday at noon"))
+        count_event(w.truth, event)
+    return _lines(records), w.truth
+
+
 def corpus(seed: int = 20260509) -> list[CorpusFile]:
     """Every format, each file with its truth."""
     files: list[CorpusFile] = []
@@ -482,4 +560,5 @@ def corpus(seed: int = 20260509) -> list[CorpusFile]:
     add("alllogs-objects.jsonl", lambda: all_logs_file(seed + 14, as_text=False))
     add("hostile.jsonl", lambda: hostile_lines(seed + 15))
     add("hostile-array.json", lambda: hostile_array(seed + 16))
+    add("sink-conflicts.json", lambda: conflicts_file(seed + 17))
     return files

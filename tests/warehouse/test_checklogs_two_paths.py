@@ -19,7 +19,6 @@ from agent_telemetry.schema import EVENT_VERSIONS, event_spec
 from agent_telemetry.schema.versions import current_models
 from agent_telemetry.warehouse._checklogs import check_logs
 from agent_telemetry.warehouse._checklogs_fast import FastCheck
-from agent_telemetry.warehouse._judge import Duplicates
 from agent_telemetry.warehouse._source import LogInput
 from tests.warehouse.corpus import corpus
 from tests.warehouse.test_two_paths import FILES
@@ -78,7 +77,7 @@ def test_the_sql_path_counts_most_clean_lines(written: dict[str, Path]) -> None:
     clean = rest = 0
     for path in written.values():
         with LogInput(path) as log:
-            if (counts := check.check(log, Duplicates())) is None:
+            if (counts := check.check(log)) is None:
                 continue
             clean += sum(c.lines for c in counts.clean.values())
             rest += sum(1 for _ in check.rest())

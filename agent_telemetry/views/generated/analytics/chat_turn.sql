@@ -42,6 +42,7 @@ OPTIONS (
 WITH lines AS (
   SELECT
     sink.timestamp AS timestamp,
+    JSON_VALUE(sink.json_payload, '$.event') AS event,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.schema_version'),
@@ -112,11 +113,13 @@ WITH lines AS (
     ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
-    JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn'
-    AND sink.log_id = 'run.googleapis.com/stdout'
+    sink.log_id = 'run.googleapis.com/stdout'
   QUALIFY
     sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insert_id, sink.timestamp
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+    ) = 1
 )
 SELECT
   lines.timestamp AS timestamp,
@@ -164,4 +167,4 @@ SELECT
   lines.invalid_fields AS invalid_fields
 FROM lines AS lines
 WHERE
-  lines.schema_version = 1
+  lines.event = 'chat_turn' AND lines.schema_version = 1

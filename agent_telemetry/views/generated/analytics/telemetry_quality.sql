@@ -28,6 +28,9 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.telemetry_quality` (
   ),
   duplicate_entries OPTIONS (
     description='Extra copies of this event\'s log entries that day (same insertId and timestamp: exports are not de-duplicated), left out of the event views and of every other count here; NULL when telemetry.toml turns dedupe off.'
+  ),
+  conflicting_duplicates OPTIONS (
+    description='Of those copies, the ones whose payload differs from the copy kept (two copies of one entry that cannot both be true); NULL when telemetry.toml turns dedupe off.'
   )
 )
 OPTIONS (
@@ -42,6 +45,7 @@ OPTIONS (
 WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    JSON_VALUE(sink.json_payload, '$.event') AS event,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.schema_version'),
@@ -67,7 +71,8 @@ WITH pipeline_run_lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS invalid_fields,
     EXISTS(
@@ -87,7 +92,8 @@ WITH pipeline_run_lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS names_not_a_field,
     IF(
@@ -103,6 +109,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insert_id IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insert_id, sink.timestamp
+        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      )
+    ) AS conflicting_copies,
     IF(
       JSON_TYPE(sink.json_payload.`lane`) = 'string',
       JSON_VALUE(sink.json_payload, '$.lane'),
@@ -172,17 +186,25 @@ WITH pipeline_run_lines AS (
       ),
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
       NULL
-    ) AS model_calls
+    ) AS model_calls,
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS provider
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
-    JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run'
-    AND sink.log_id = 'run.googleapis.com/stdout'
+    sink.log_id = 'run.googleapis.com/stdout'
   QUALIFY
     sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insert_id, sink.timestamp
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+    ) = 1
 ), chat_turn_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    JSON_VALUE(sink.json_payload, '$.event') AS event,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.schema_version'),
@@ -237,6 +259,14 @@ WITH pipeline_run_lines AS (
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
     IF(
+      sink.insert_id IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insert_id, sink.timestamp
+        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      )
+    ) AS conflicting_copies,
+    IF(
       JSON_TYPE(sink.json_payload.`tier`) = 'string',
       JSON_VALUE(sink.json_payload, '$.tier'),
       NULL
@@ -282,14 +312,17 @@ WITH pipeline_run_lines AS (
     ) AS pipeline_runs
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
-    JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn'
-    AND sink.log_id = 'run.googleapis.com/stdout'
+    sink.log_id = 'run.googleapis.com/stdout'
   QUALIFY
     sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insert_id, sink.timestamp
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+    ) = 1
 ), pipeline_render_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    JSON_VALUE(sink.json_payload, '$.event') AS event,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.schema_version'),
@@ -327,6 +360,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insert_id IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insert_id, sink.timestamp
+        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      )
+    ) AS conflicting_copies,
     IF(
       JSON_TYPE(sink.json_payload.`theme`) = 'string',
       JSON_VALUE(sink.json_payload, '$.theme'),
@@ -373,14 +414,17 @@ WITH pipeline_run_lines AS (
     ) AS attempt
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
-    JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render'
-    AND sink.log_id = 'run.googleapis.com/stdout'
+    sink.log_id = 'run.googleapis.com/stdout'
   QUALIFY
     sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insert_id, sink.timestamp
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+    ) = 1
 ), provider_status_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    JSON_VALUE(sink.json_payload, '$.event') AS event,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.schema_version'),
@@ -419,6 +463,14 @@ WITH pipeline_run_lines AS (
       COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
     ) AS extra_copies,
     IF(
+      sink.insert_id IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insert_id, sink.timestamp
+        ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      )
+    ) AS conflicting_copies,
+    IF(
       JSON_TYPE(sink.json_payload.`provider`) = 'string',
       JSON_VALUE(sink.json_payload, '$.provider'),
       NULL
@@ -451,11 +503,13 @@ WITH pipeline_run_lines AS (
     ) AS blocked_runs
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
-    JSON_VALUE(sink.json_payload, '$.event') = 'provider_status'
-    AND sink.log_id = 'run.googleapis.com/stdout'
+    sink.log_id = 'run.googleapis.com/stdout'
   QUALIFY
     sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insert_id, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insert_id, sink.timestamp
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+    ) = 1
 )
 SELECT
   pipeline_run_lines.day AS day,
@@ -477,10 +531,12 @@ SELECT
     NOT pipeline_run_lines.lane IS NULL
     AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -507,10 +563,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -542,15 +600,18 @@ SELECT
         'busy',
         'capacity',
         'no_dataset',
-        'incomplete_bindings'
+        'incomplete_bindings',
+        'stalled'
       ),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -588,10 +649,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -623,10 +686,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -658,10 +723,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -688,10 +755,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -718,10 +787,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -753,10 +824,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -788,10 +861,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -823,10 +898,44 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
+GROUP BY
+  pipeline_run_lines.day
+UNION ALL
+SELECT
+  pipeline_run_lines.day AS day,
+  'pipeline_run' AS event,
+  1 AS schema_version,
+  'provider' AS field,
+  COUNT(*) AS lines,
+  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
+  COUNTIF('provider' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF(
+    NOT pipeline_run_lines.provider IS NULL
+    AND NOT COALESCE(
+      pipeline_run_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
+      FALSE
+    )
+  ) AS out_of_domain_values,
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
+FROM pipeline_run_lines AS pipeline_run_lines
+WHERE
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -847,10 +956,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -874,10 +985,11 @@ SELECT
     NOT chat_turn_lines.tier IS NULL
     AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -901,10 +1013,11 @@ SELECT
     NOT chat_turn_lines.kind IS NULL
     AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -938,10 +1051,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -976,10 +1090,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1011,10 +1126,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1046,10 +1162,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1081,10 +1198,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1105,10 +1223,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -1132,10 +1251,12 @@ SELECT
     NOT pipeline_render_lines.theme IS NULL
     AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1159,10 +1280,12 @@ SELECT
     NOT pipeline_render_lines.render_lane IS NULL
     AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1194,10 +1317,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1229,10 +1354,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1256,10 +1383,12 @@ SELECT
     NOT pipeline_render_lines.passed IS NULL
     AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1291,10 +1420,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1315,10 +1446,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1345,10 +1478,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1375,10 +1510,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1402,10 +1539,12 @@ SELECT
     NOT provider_status_lines.probe IS NULL
     AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1437,10 +1576,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1472,10 +1613,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1496,9 +1639,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day

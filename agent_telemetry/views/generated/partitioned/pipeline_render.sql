@@ -39,6 +39,7 @@ OPTIONS (
 WITH lines AS (
   SELECT
     sink.timestamp AS timestamp,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
     SAFE_CAST(sink.jsonPayload.render_lane AS STRING) AS render_lane,
@@ -54,11 +55,12 @@ WITH lines AS (
         name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
     ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'pipeline_render'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 )
 SELECT
   lines.timestamp AS timestamp,
@@ -82,4 +84,4 @@ SELECT
   lines.invalid_fields AS invalid_fields
 FROM lines AS lines
 WHERE
-  lines.schema_version = 1
+  lines.event = 'pipeline_render' AND lines.schema_version = 1

@@ -28,6 +28,9 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.telemetry_quality` (
   ),
   duplicate_entries OPTIONS (
     description='Extra copies of this event\'s log entries that day (same insertId and timestamp: exports are not de-duplicated), left out of the event views and of every other count here; NULL when telemetry.toml turns dedupe off.'
+  ),
+  conflicting_duplicates OPTIONS (
+    description='Of those copies, the ones whose payload differs from the copy kept (two copies of one entry that cannot both be true); NULL when telemetry.toml turns dedupe off.'
   )
 )
 OPTIONS (
@@ -42,6 +45,7 @@ OPTIONS (
 WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -59,7 +63,8 @@ WITH pipeline_run_lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS invalid_fields,
     EXISTS(
@@ -78,7 +83,8 @@ WITH pipeline_run_lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS names_not_a_field,
     SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
@@ -87,6 +93,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.lane AS STRING) AS lane,
     SAFE_CAST(sink.jsonPayload.status AS STRING) AS status,
     SAFE_CAST(sink.jsonPayload.reason AS STRING) AS reason,
@@ -97,16 +111,19 @@ WITH pipeline_run_lines AS (
     SAFE_CAST(sink.jsonPayload.user_tokens_today AS STRING) AS user_tokens_today,
     SAFE_CAST(sink.jsonPayload.attempts AS FLOAT64) AS attempts,
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
-    SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls
+    SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
+    SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
-  WHERE
-    sink.jsonPayload.event = 'pipeline_run'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), chat_turn_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -144,6 +161,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
     SAFE_CAST(sink.jsonPayload.kind AS STRING) AS kind,
     SAFE_CAST(sink.jsonPayload.refusal AS STRING) AS refusal,
@@ -152,14 +177,16 @@ WITH pipeline_run_lines AS (
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
     SAFE_CAST(sink.jsonPayload.pipeline_runs AS FLOAT64) AS pipeline_runs
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
-  WHERE
-    sink.jsonPayload.event = 'chat_turn'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), pipeline_render_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -181,6 +208,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
     SAFE_CAST(sink.jsonPayload.render_lane AS STRING) AS render_lane,
     SAFE_CAST(sink.jsonPayload.slot_wait_ms AS FLOAT64) AS slot_wait_ms,
@@ -188,14 +223,16 @@ WITH pipeline_run_lines AS (
     SAFE_CAST(sink.jsonPayload.passed AS BOOL) AS passed,
     SAFE_CAST(sink.jsonPayload.attempt AS FLOAT64) AS attempt
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
-  WHERE
-    sink.jsonPayload.event = 'pipeline_render'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), provider_status_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -217,17 +254,26 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
     SAFE_CAST(sink.jsonPayload.state AS STRING) AS state,
     SAFE_CAST(sink.jsonPayload.probe AS STRING) AS probe,
     SAFE_CAST(sink.jsonPayload.retry_after_s AS FLOAT64) AS retry_after_s,
     SAFE_CAST(sink.jsonPayload.blocked_runs AS FLOAT64) AS blocked_runs
   FROM `acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink
-  WHERE
-    sink.jsonPayload.event = 'provider_status'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 )
 SELECT
   pipeline_run_lines.day AS day,
@@ -249,10 +295,12 @@ SELECT
     NOT pipeline_run_lines.lane IS NULL
     AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -279,10 +327,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -314,15 +364,18 @@ SELECT
         'busy',
         'capacity',
         'no_dataset',
-        'incomplete_bindings'
+        'incomplete_bindings',
+        'stalled'
       ),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -360,10 +413,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -395,10 +450,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -430,10 +487,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -460,10 +519,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -490,10 +551,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -525,10 +588,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -560,10 +625,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -595,10 +662,44 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
+GROUP BY
+  pipeline_run_lines.day
+UNION ALL
+SELECT
+  pipeline_run_lines.day AS day,
+  'pipeline_run' AS event,
+  1 AS schema_version,
+  'provider' AS field,
+  COUNT(*) AS lines,
+  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
+  COUNTIF('provider' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF(
+    NOT pipeline_run_lines.provider IS NULL
+    AND NOT COALESCE(
+      pipeline_run_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
+      FALSE
+    )
+  ) AS out_of_domain_values,
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
+FROM pipeline_run_lines AS pipeline_run_lines
+WHERE
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -619,10 +720,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -646,10 +749,11 @@ SELECT
     NOT chat_turn_lines.tier IS NULL
     AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -673,10 +777,11 @@ SELECT
     NOT chat_turn_lines.kind IS NULL
     AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -710,10 +815,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -748,10 +854,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -783,10 +890,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -818,10 +926,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -853,10 +962,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -877,10 +987,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -904,10 +1015,12 @@ SELECT
     NOT pipeline_render_lines.theme IS NULL
     AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -931,10 +1044,12 @@ SELECT
     NOT pipeline_render_lines.render_lane IS NULL
     AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -966,10 +1081,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1001,10 +1118,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1028,10 +1147,12 @@ SELECT
     NOT pipeline_render_lines.passed IS NULL
     AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1063,10 +1184,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1087,10 +1210,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1117,10 +1242,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1147,10 +1274,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1174,10 +1303,12 @@ SELECT
     NOT provider_status_lines.probe IS NULL
     AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1209,10 +1340,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1244,10 +1377,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1268,9 +1403,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day

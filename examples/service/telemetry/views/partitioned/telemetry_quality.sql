@@ -28,6 +28,9 @@ CREATE OR REPLACE VIEW `acme-myservice-prod.myservice_telemetry.telemetry_qualit
   ),
   duplicate_entries OPTIONS (
     description='Extra copies of this event\'s log entries that day (same insertId and timestamp: exports are not de-duplicated), left out of the event views and of every other count here; NULL when telemetry.toml turns dedupe off.'
+  ),
+  conflicting_duplicates OPTIONS (
+    description='Of those copies, the ones whose payload differs from the copy kept (two copies of one entry that cannot both be true); NULL when telemetry.toml turns dedupe off.'
   )
 )
 OPTIONS (
@@ -42,6 +45,7 @@ OPTIONS (
 WITH pipeline_run_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -87,6 +91,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.lane AS STRING) AS lane,
     SAFE_CAST(sink.jsonPayload.status AS STRING) AS status,
     SAFE_CAST(sink.jsonPayload.reason AS STRING) AS reason,
@@ -99,14 +111,16 @@ WITH pipeline_run_lines AS (
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'pipeline_run'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), chat_turn_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -144,6 +158,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
     SAFE_CAST(sink.jsonPayload.kind AS STRING) AS kind,
     SAFE_CAST(sink.jsonPayload.refusal AS STRING) AS refusal,
@@ -152,14 +174,16 @@ WITH pipeline_run_lines AS (
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
     SAFE_CAST(sink.jsonPayload.pipeline_runs AS FLOAT64) AS pipeline_runs
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'chat_turn'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), pipeline_render_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -181,6 +205,14 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
     SAFE_CAST(sink.jsonPayload.render_lane AS STRING) AS render_lane,
     SAFE_CAST(sink.jsonPayload.slot_wait_ms AS FLOAT64) AS slot_wait_ms,
@@ -188,14 +220,16 @@ WITH pipeline_run_lines AS (
     SAFE_CAST(sink.jsonPayload.passed AS BOOL) AS passed,
     SAFE_CAST(sink.jsonPayload.attempt AS FLOAT64) AS attempt
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'pipeline_render'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), provider_status_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -217,20 +251,30 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
     SAFE_CAST(sink.jsonPayload.state AS STRING) AS state,
     SAFE_CAST(sink.jsonPayload.probe AS STRING) AS probe,
     SAFE_CAST(sink.jsonPayload.retry_after_s AS FLOAT64) AS retry_after_s,
     SAFE_CAST(sink.jsonPayload.blocked_runs AS FLOAT64) AS blocked_runs
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'provider_status'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 ), cache_lookup_lines AS (
   SELECT
     DATE(sink.timestamp) AS day,
+    sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     ARRAY(
       SELECT
@@ -252,15 +296,24 @@ WITH pipeline_run_lines AS (
       0,
       COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
     ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     SAFE_CAST(sink.jsonPayload.result AS STRING) AS result,
     SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
     SAFE_CAST(sink.jsonPayload.lookup_ms AS FLOAT64) AS lookup_ms
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  WHERE
-    sink.jsonPayload.event = 'cache_lookup'
   QUALIFY
     sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (PARTITION BY sink.insertId, sink.timestamp) = 1
+    OR ROW_NUMBER() OVER (
+      PARTITION BY sink.insertId, sink.timestamp
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+    ) = 1
 )
 SELECT
   pipeline_run_lines.day AS day,
@@ -282,10 +335,12 @@ SELECT
     NOT pipeline_run_lines.lane IS NULL
     AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -312,10 +367,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -352,10 +409,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -393,10 +452,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -428,10 +489,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -463,10 +526,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -493,10 +558,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -523,10 +590,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -558,10 +627,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -593,10 +664,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -628,10 +701,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -652,10 +727,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_run_lines AS pipeline_run_lines
 WHERE
-  pipeline_run_lines.schema_version = 1
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
 GROUP BY
   pipeline_run_lines.day
 UNION ALL
@@ -679,10 +756,11 @@ SELECT
     NOT chat_turn_lines.tier IS NULL
     AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -706,10 +784,11 @@ SELECT
     NOT chat_turn_lines.kind IS NULL
     AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -743,10 +822,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -781,10 +861,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -816,10 +897,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -851,10 +933,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -886,10 +969,11 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -910,10 +994,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries
+  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
+  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
 FROM chat_turn_lines AS chat_turn_lines
 WHERE
-  chat_turn_lines.schema_version = 1
+  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
 GROUP BY
   chat_turn_lines.day
 UNION ALL
@@ -937,10 +1022,12 @@ SELECT
     NOT pipeline_render_lines.theme IS NULL
     AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -964,10 +1051,12 @@ SELECT
     NOT pipeline_render_lines.render_lane IS NULL
     AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -999,10 +1088,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1034,10 +1125,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1061,10 +1154,12 @@ SELECT
     NOT pipeline_render_lines.passed IS NULL
     AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1096,10 +1191,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1120,10 +1217,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries
+  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
 FROM pipeline_render_lines AS pipeline_render_lines
 WHERE
-  pipeline_render_lines.schema_version = 1
+  pipeline_render_lines.event = 'pipeline_render'
+  AND pipeline_render_lines.schema_version = 1
 GROUP BY
   pipeline_render_lines.day
 UNION ALL
@@ -1150,10 +1249,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1180,10 +1281,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1207,10 +1310,12 @@ SELECT
     NOT provider_status_lines.probe IS NULL
     AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1242,10 +1347,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1277,10 +1384,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1301,10 +1410,12 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries
+  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
+  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
 FROM provider_status_lines AS provider_status_lines
 WHERE
-  provider_status_lines.schema_version = 1
+  provider_status_lines.event = 'provider_status'
+  AND provider_status_lines.schema_version = 1
 GROUP BY
   provider_status_lines.day
 UNION ALL
@@ -1328,10 +1439,12 @@ SELECT
     NOT cache_lookup_lines.result IS NULL
     AND NOT COALESCE(cache_lookup_lines.result IN ('hit', 'miss', 'stale'), FALSE)
   ) AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries
+  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
+  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
 FROM cache_lookup_lines AS cache_lookup_lines
 WHERE
-  cache_lookup_lines.schema_version = 1
+  cache_lookup_lines.event = 'cache_lookup'
+  AND cache_lookup_lines.schema_version = 1
 GROUP BY
   cache_lookup_lines.day
 UNION ALL
@@ -1355,10 +1468,12 @@ SELECT
     NOT cache_lookup_lines.tier IS NULL
     AND NOT COALESCE(cache_lookup_lines.tier IN ('memory', 'disk'), FALSE)
   ) AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries
+  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
+  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
 FROM cache_lookup_lines AS cache_lookup_lines
 WHERE
-  cache_lookup_lines.schema_version = 1
+  cache_lookup_lines.event = 'cache_lookup'
+  AND cache_lookup_lines.schema_version = 1
 GROUP BY
   cache_lookup_lines.day
 UNION ALL
@@ -1390,10 +1505,12 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries
+  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
+  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
 FROM cache_lookup_lines AS cache_lookup_lines
 WHERE
-  cache_lookup_lines.schema_version = 1
+  cache_lookup_lines.event = 'cache_lookup'
+  AND cache_lookup_lines.schema_version = 1
 GROUP BY
   cache_lookup_lines.day
 UNION ALL
@@ -1414,9 +1531,11 @@ SELECT
   ) AS lines_with_unknown_fields,
   COUNTIF(cache_lookup_lines.names_not_a_field) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries
+  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
+  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
 FROM cache_lookup_lines AS cache_lookup_lines
 WHERE
-  cache_lookup_lines.schema_version = 1
+  cache_lookup_lines.event = 'cache_lookup'
+  AND cache_lookup_lines.schema_version = 1
 GROUP BY
   cache_lookup_lines.day

@@ -1,0 +1,103 @@
+"""Which copy of a log entry counts: the rule the views keep one copy by, in Python.
+
+Log exports are not de-duplicated, and two copies of one entry (same insertId and
+timestamp) may even hold different payloads. The views rank the copies by every payload
+column in the sink schema's order, as the sink holds it, ascending with NULL first (an
+array by its JSON text, ``[]`` when absent), and keep the first (docs/design.md, "One
+row per log entry"). ``rank_key`` is that order over a judged row (``SinkPayload``),
+so ``check-logs`` judges exactly the copy the views show, and counts as conflicting
+the copies whose payload differs from it, as ``telemetry_quality`` does.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from typing import IO, Any
+
+import orjson
+
+from agent_telemetry.views import payload_fields
+from agent_telemetry.warehouse._load_scan import Telemetry
+
+# The payload columns in the sink schema's order: (name, repeated).
+_ORDER: tuple[tuple[str, bool], ...] = tuple(
+    (field.name, field.mode == "REPEATED") for field in payload_fields()
+)
+_NULL: tuple[int] = (0,)
+
+
+def rank_key(row: Mapping[str, Any]) -> tuple[tuple[Any, ...], ...]:
+    """The copy's place in the views' order: smaller is kept."""
+    key: list[tuple[Any, ...]] = []
+    for name, repeated in _ORDER:
+        value = row.get(name)
+        if repeated:
+            key.append((1, orjson.dumps(value or []).decode()))
+        else:
+            key.append(_NULL if value is None else (1, value))
+    return tuple(key)
+
+
+class Copies:
+    """The copy kept of each entry with an insert id, and how many of its copies differ
+    from it. Each copy's parts go to a spool file; memory holds, per entry, the kept
+    copy's place in the spool and a 64-bit hash of its judged payload."""
+
+    def __init__(self, judge: Callable[[Telemetry], Mapping[str, Any]]) -> None:
+        self._judge = judge  # a copy's judged payload, as the sink holds it
+        # Closed by close(): the spool lives as long as the check.
+        self._spool: IO[bytes] = tempfile.TemporaryFile(prefix="agent-telemetry-copies-")  # noqa: SIM115
+        self._kept: dict[int, int] = {}  # entry -> spool offset << 64 | payload hash
+        self._counts: dict[int, list[int]] = {}  # entry with copies -> [copies, alike]
+
+    def close(self) -> None:
+        self._spool.close()
+
+    def add(self, entry: int, telemetry: Telemetry) -> bool:
+        """Record one copy of ``entry``; whether the entry was seen before."""
+        rank = rank_key(self._judge(telemetry))
+        digest = hash(rank) & _MASK
+        kept = self._kept.get(entry)
+        if kept is None:
+            self._kept[entry] = self._write(telemetry) << 64 | digest
+            return False
+        counts = self._counts.setdefault(entry, [1, 1])
+        counts[0] += 1
+        if kept & _MASK == digest:
+            counts[1] += 1
+        elif rank < rank_key(self._judge(self._read(kept >> 64))):
+            self._kept[entry] = self._write(telemetry) << 64 | digest
+            counts[1] = 1
+        return True
+
+    @property
+    def conflicting(self) -> int:
+        """Copies whose payload differs from their entry's kept copy."""
+        return sum(copies - alike for copies, alike in self._counts.values())
+
+    def kept(self) -> Iterator[Telemetry]:
+        """The kept copy of every entry, in the order they were first written."""
+        for offset in sorted(value >> 64 for value in self._kept.values()):
+            yield self._read(offset)
+
+    def _write(self, telemetry: Telemetry) -> int:
+        spool = self._spool
+        spool.seek(0, os.SEEK_END)
+        offset = spool.tell()
+        parts = (telemetry.shape, telemetry.payload, telemetry.time, telemetry.insert_id)
+        data = pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL)
+        spool.write(len(data).to_bytes(4, "little") + data)
+        return offset
+
+    def _read(self, offset: int) -> Telemetry:
+        spool = self._spool
+        spool.seek(offset)
+        size = int.from_bytes(spool.read(4), "little")
+        shape, payload, time, insert_id = pickle.loads(spool.read(size))
+        return Telemetry(shape, payload, time, insert_id)
+
+
+_MASK = (1 << 64) - 1

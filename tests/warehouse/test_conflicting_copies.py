@@ -1,0 +1,140 @@
+"""Two copies of one log entry (same insertId and timestamp) that disagree.
+
+The issue's case: a valid pipeline_run, then a chat_turn with a name for a tier, under
+one key. check-logs called the file clean (it judged the first copy) while the views,
+deduping per event, held both rows. Now the views keep one copy by one rule (every
+payload column in the sink's order, ascending, NULL first), check-logs checks that same
+copy, and both count the other as a conflicting duplicate, whichever order the copies
+come in. The full agreement over every format is tests/warehouse/test_differential.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_telemetry.cli import main
+from agent_telemetry.views import QUALITY_VIEW
+from agent_telemetry.warehouse import Warehouse, check_logs
+from agent_telemetry.warehouse._copies import rank_key
+from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, SinkPayload
+from agent_telemetry.warehouse._load_scan import telemetry_of
+from tests.warehouse.lines import entry
+
+STAMP = "2026-05-09T07:35:25.123456Z"
+VALID_RUN = entry("pipeline_run", insert_id="k1", timestamp=STAMP, lane="public", status="ok")
+NAMED_TIER = entry("chat_turn", insert_id="k1", timestamp=STAMP, tier="jane_doe", kind="text")
+
+
+def _write(path: Path, *entries: dict[str, object]) -> Path:
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    return path
+
+
+@pytest.mark.parametrize("order", ["run first", "chat first"])
+def test_an_entry_whose_copies_name_two_events_is_one_row_and_not_clean(
+    tmp_path: Path, order: str
+) -> None:
+    copies = (VALID_RUN, NAMED_TIER) if order == "run first" else (NAMED_TIER, VALID_RUN)
+    path = _write(tmp_path / "export.json", *copies)
+
+    result = CliRunner().invoke(main, ["check-logs", "--format", "json", str(path)])
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    assert report["clean"] is False
+    assert report["conflicting_duplicates"] == 1
+    assert report["duplicates"] == 1
+    # The copy kept ('chat_turn' < 'pipeline_run') is the one checked: its tier is bad.
+    assert report["events"]["chat_turn"]["violations"] == {"tier": {"member": 1}}
+    assert report["events"]["pipeline_run"]["lines"] == 0
+
+    with Warehouse() as wh:
+        load = wh.load([path])
+        wh.create_views()
+        assert wh.one("SELECT count(*) FROM pipeline_run") == (0,)
+        assert wh.rows("SELECT tier, kind FROM chat_turn") == [(None, "text")]
+        assert wh.one(
+            f"SELECT sum(duplicate_entries), sum(conflicting_duplicates) FROM {QUALITY_VIEW} "
+            "WHERE event = 'chat_turn' AND field = 'tier'"
+        ) == (1, 1)
+    assert load.conflicting == 1
+
+
+def test_copies_alike_are_duplicates_not_conflicts(tmp_path: Path) -> None:
+    path = _write(tmp_path / "export.json", VALID_RUN, VALID_RUN)
+    report = check_logs([path])
+    assert (report.duplicates, report.conflicting, report.clean) == (1, 0, True)
+
+
+def test_copies_without_a_readable_timestamp_are_never_merged(tmp_path: Path) -> None:
+    # No timestamp, no entry key: two rows in the views, no duplicate anywhere.
+    when = "sometime on tuesday"
+    first = entry("pipeline_run", insert_id="k2", timestamp=when, lane="public", status="ok")
+    path = _write(tmp_path / "export.json", first, first)
+    report = check_logs([path])
+    assert (report.duplicates, report.conflicting) == (0, 0)
+    assert report.events["pipeline_run"].lines == 2
+    with Warehouse() as wh:
+        load = wh.load([path])
+        wh.create_views()
+        assert wh.one("SELECT count(*) FROM pipeline_run") == (2,)
+        assert wh.one(
+            f"SELECT sum(lines), sum(duplicate_entries) FROM {QUALITY_VIEW} "
+            "WHERE event = 'pipeline_run' AND field = 'lane'"
+        ) == (2, 0)
+    assert (load.duplicates, load.conflicting) == (0, 0)
+
+
+# -- property: Python's rank and DuckDB's window keep the same copy -------------------------
+
+ODD_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=6)
+LANES = st.one_of(st.sampled_from(["public", "admin", "premium", None]), ODD_TEXT)
+NAMES = st.lists(st.one_of(st.sampled_from(["lane", "status", "attempts"]), ODD_TEXT), max_size=3)
+
+
+VIEWS_MADE: list[bool] = []
+
+
+@pytest.fixture(scope="module")
+def warehouse() -> Iterator[Warehouse]:
+    with Warehouse() as wh:
+        yield wh
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(copies=st.lists(st.tuples(LANES, st.one_of(st.none(), NAMES)), min_size=2, max_size=4))
+def test_python_and_duckdb_keep_the_same_copy(
+    warehouse: Warehouse, tmp_path_factory: pytest.TempPathFactory, copies: list[Any]
+) -> None:
+    entries = []
+    for lane, names in copies:
+        fields: dict[str, Any] = {"status": "ok"}
+        if lane is not None:
+            fields["lane"] = lane
+        if names is not None:
+            fields["invalid_fields"] = names
+        entries.append(entry("pipeline_run", insert_id="k", timestamp=STAMP, **fields))
+    path = _write(tmp_path_factory.mktemp("copies") / "export.json", *entries)
+    judge = SinkPayload(frozenset(PAYLOAD_KINDS))
+    rows = [judge(telemetry_of(e)[1]) for e in entries]  # type: ignore[arg-type]
+    kept = min(rows, key=rank_key)
+    alike = sum(rank_key(row) == rank_key(kept) for row in rows)
+
+    load = warehouse.load([path])
+    if not VIEWS_MADE:
+        warehouse.create_views()  # views read the table by name: made once
+        VIEWS_MADE.append(True)
+    shown = warehouse.rows("SELECT lane, invalid_fields FROM pipeline_run")
+    members = ("public", "admin", "premium")
+    names = [n for n in kept.get("invalid_fields") or [] if n in ("lane", "status", "attempts")]
+    assert shown == [(kept.get("lane") if kept.get("lane") in members else None, names)]
+    assert load.conflicting == check_logs([path]).conflicting == len(rows) - alike
