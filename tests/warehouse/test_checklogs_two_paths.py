@@ -27,6 +27,7 @@ from tests.warehouse.two_paths_corpus import valid_lines
 CHECK_FILES = {
     **FILES,
     "two-valid.jsonl": valid_lines(11, 3000),
+    "two-valid-emitter.jsonl": valid_lines(12, 3000, entries=False),
     "two-valid-again.jsonl": valid_lines(11, 300),  # entries exported twice, across files
 }
 
@@ -83,4 +84,5 @@ def test_the_sql_path_counts_most_clean_lines(written: dict[str, Path]) -> None:
             rest += sum(1 for _ in check.rest())
     check.close()
     assert clean > 1000
-    assert rest > 1000
+    # Files with insert ids take the slow path whole: the hostile emitter lines remain.
+    assert rest > 200

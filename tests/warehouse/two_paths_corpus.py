@@ -215,7 +215,7 @@ def _valid(spec: Any, rnd: random.Random) -> Any:
     return rnd.choice([spec.ge, spec.le, rnd.randint(spec.ge, spec.le)])
 
 
-def valid_lines(seed: int, count: int) -> bytes:
+def valid_lines(seed: int, count: int, *, entries: bool = True) -> bytes:
     """Lines the emitter writes, mostly valid: every member, both booleans and both
     bounds turn up; some as LogEntries with insert ids (a few exported twice), a few
     with one value out of place."""
@@ -231,7 +231,7 @@ def valid_lines(seed: int, count: int) -> bytes:
             field = rnd.choice(spec.fields)
             payload[field.name] = {"enum": "zzz", "bool": "true", "int": 10**12}[field.kind]
         time = f"2026-05-09T07:{number // 60 % 60:02d}:{number % 60:02d}.{number:06d}Z"
-        roll = rnd.random()
+        roll = rnd.random() if entries else 0.0
         if roll < 0.6:
             lines.append(json.dumps({**payload, "severity": "INFO", "time": time}))
         else:
