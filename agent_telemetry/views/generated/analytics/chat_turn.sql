@@ -361,6 +361,10 @@ WITH lines AS (
         ),
         NULL
       ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
         JSON_TYPE(sink.json_payload.`tier`) = 'string',
         JSON_VALUE(sink.json_payload, '$.tier'),
         NULL
@@ -532,10 +536,6 @@ WITH lines AS (
           SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
           NULL
         ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
         NULL
       ) ASC, IF(
         JSON_TYPE(sink.json_payload.`state`) = 'string',

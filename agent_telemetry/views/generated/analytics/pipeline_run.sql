@@ -12,7 +12,7 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_run` (
     description='Outcome of the run. One of: ok, needs_attention, failed, not_ready.'
   ),
   reason OPTIONS (
-    description='Why the run was not ok. One of: validation, render, deadline, budget, error, busy, capacity, no_dataset, incomplete_bindings.'
+    description='Why the run was not ok. One of: validation, render, deadline, budget, error, busy, capacity, no_dataset, incomplete_bindings, stalled.'
   ),
   error_class OPTIONS (
     description='Innermost error of a failed run, mapped to a closed class. One of: timeout, rate_limited, quota_exhausted, model_overloaded, renderer_unavailable, render_busy, validation, upstream, cancelled, other.'
@@ -37,6 +37,9 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_run` (
   ),
   model_calls OPTIONS (
     description='Model calls the run made. Integer 0 .. 200.'
+  ),
+  provider OPTIONS (
+    description='Model-provider lane the run used (as in provider_status). One of: anthropic, vertex, openai, ollama, other.'
   ),
   invalid_fields OPTIONS (
     description='Names of fields whose values the emitter rejected; those columns are NULL.'
@@ -133,6 +136,11 @@ WITH lines AS (
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
       NULL
     ) AS model_calls,
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS provider,
     ARRAY(
       SELECT
         JSON_VALUE(item, '$') AS _col_0
@@ -150,7 +158,8 @@ WITH lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
@@ -403,6 +412,10 @@ WITH lines AS (
         ),
         NULL
       ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
         JSON_TYPE(sink.json_payload.`tier`) = 'string',
         JSON_VALUE(sink.json_payload, '$.tier'),
         NULL
@@ -576,10 +589,6 @@ WITH lines AS (
         ),
         NULL
       ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
-        NULL
-      ) ASC, IF(
         JSON_TYPE(sink.json_payload.`state`) = 'string',
         JSON_VALUE(sink.json_payload, '$.state'),
         NULL
@@ -721,7 +730,8 @@ SELECT
       'busy',
       'capacity',
       'no_dataset',
-      'incomplete_bindings'
+      'incomplete_bindings',
+      'stalled'
     )
     THEN lines.reason
   END AS reason,
@@ -772,6 +782,10 @@ SELECT
     AND lines.model_calls = TRUNC(lines.model_calls)
     THEN CAST(lines.model_calls AS INT64)
   END AS model_calls,
+  CASE
+    WHEN lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other')
+    THEN lines.provider
+  END AS provider,
   lines.invalid_fields AS invalid_fields
 FROM lines AS lines
 WHERE

@@ -71,7 +71,8 @@ WITH pipeline_run_lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS invalid_fields,
     EXISTS(
@@ -91,7 +92,8 @@ WITH pipeline_run_lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS names_not_a_field,
     IF(
@@ -355,6 +357,10 @@ WITH pipeline_run_lines AS (
           ),
           NULL
         ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ) ASC, IF(
           JSON_TYPE(sink.json_payload.`tier`) = 'string',
           JSON_VALUE(sink.json_payload, '$.tier'),
           NULL
@@ -526,10 +532,6 @@ WITH pipeline_run_lines AS (
             SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
             NULL
           ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`provider`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.provider'),
           NULL
         ) ASC, IF(
           JSON_TYPE(sink.json_payload.`state`) = 'string',
@@ -724,7 +726,12 @@ WITH pipeline_run_lines AS (
       ),
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
       NULL
-    ) AS model_calls
+    ) AS model_calls,
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS provider
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     sink.log_id = 'run.googleapis.com/stdout'
@@ -975,6 +982,10 @@ WITH pipeline_run_lines AS (
         ),
         NULL
       ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
         JSON_TYPE(sink.json_payload.`tier`) = 'string',
         JSON_VALUE(sink.json_payload, '$.tier'),
         NULL
@@ -1146,10 +1157,6 @@ WITH pipeline_run_lines AS (
           SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
           NULL
         ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
         NULL
       ) ASC, IF(
         JSON_TYPE(sink.json_payload.`state`) = 'string',
@@ -1579,6 +1586,10 @@ WITH pipeline_run_lines AS (
           ),
           NULL
         ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ) ASC, IF(
           JSON_TYPE(sink.json_payload.`tier`) = 'string',
           JSON_VALUE(sink.json_payload, '$.tier'),
           NULL
@@ -1750,10 +1761,6 @@ WITH pipeline_run_lines AS (
             SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
             NULL
           ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`provider`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.provider'),
           NULL
         ) ASC, IF(
           JSON_TYPE(sink.json_payload.`state`) = 'string',
@@ -2173,6 +2180,10 @@ WITH pipeline_run_lines AS (
         ),
         NULL
       ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
         JSON_TYPE(sink.json_payload.`tier`) = 'string',
         JSON_VALUE(sink.json_payload, '$.tier'),
         NULL
@@ -2344,10 +2355,6 @@ WITH pipeline_run_lines AS (
           SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
           NULL
         ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
         NULL
       ) ASC, IF(
         JSON_TYPE(sink.json_payload.`state`) = 'string',
@@ -2761,6 +2768,10 @@ WITH pipeline_run_lines AS (
           ),
           NULL
         ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ) ASC, IF(
           JSON_TYPE(sink.json_payload.`tier`) = 'string',
           JSON_VALUE(sink.json_payload, '$.tier'),
           NULL
@@ -2932,10 +2943,6 @@ WITH pipeline_run_lines AS (
             SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
             NULL
           ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`provider`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.provider'),
           NULL
         ) ASC, IF(
           JSON_TYPE(sink.json_payload.`state`) = 'string',
@@ -3355,6 +3362,10 @@ WITH pipeline_run_lines AS (
         ),
         NULL
       ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
         JSON_TYPE(sink.json_payload.`tier`) = 'string',
         JSON_VALUE(sink.json_payload, '$.tier'),
         NULL
@@ -3526,10 +3537,6 @@ WITH pipeline_run_lines AS (
           SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
           NULL
         ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
         NULL
       ) ASC, IF(
         JSON_TYPE(sink.json_payload.`state`) = 'string',
@@ -3943,6 +3950,10 @@ WITH pipeline_run_lines AS (
           ),
           NULL
         ) ASC, IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ) ASC, IF(
           JSON_TYPE(sink.json_payload.`tier`) = 'string',
           JSON_VALUE(sink.json_payload, '$.tier'),
           NULL
@@ -4114,10 +4125,6 @@ WITH pipeline_run_lines AS (
             SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
             NULL
           ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`provider`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.provider'),
           NULL
         ) ASC, IF(
           JSON_TYPE(sink.json_payload.`state`) = 'string',
@@ -4524,6 +4531,10 @@ WITH pipeline_run_lines AS (
         ),
         NULL
       ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
         JSON_TYPE(sink.json_payload.`tier`) = 'string',
         JSON_VALUE(sink.json_payload, '$.tier'),
         NULL
@@ -4695,10 +4706,6 @@ WITH pipeline_run_lines AS (
           SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
           NULL
         ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
         NULL
       ) ASC, IF(
         JSON_TYPE(sink.json_payload.`state`) = 'string',
@@ -4913,7 +4920,8 @@ SELECT
         'busy',
         'capacity',
         'no_dataset',
-        'incomplete_bindings'
+        'incomplete_bindings',
+        'stalled'
       ),
       FALSE
     )
@@ -5207,6 +5215,38 @@ SELECT
     AND NOT COALESCE(
       pipeline_run_lines.model_calls BETWEEN 0 AND 200
       AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
+      FALSE
+    )
+  ) AS out_of_domain_values,
+  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
+  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
+FROM pipeline_run_lines AS pipeline_run_lines
+WHERE
+  pipeline_run_lines.event = 'pipeline_run'
+  AND pipeline_run_lines.schema_version = 1
+GROUP BY
+  pipeline_run_lines.day
+UNION ALL
+SELECT
+  pipeline_run_lines.day AS day,
+  'pipeline_run' AS event,
+  1 AS schema_version,
+  'provider' AS field,
+  COUNT(*) AS lines,
+  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(
+    COALESCE(
+      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
+      AND pipeline_run_lines.unknown_fields > 0,
+      FALSE
+    )
+  ) AS lines_with_unknown_fields,
+  COUNTIF('provider' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF(
+    NOT pipeline_run_lines.provider IS NULL
+    AND NOT COALESCE(
+      pipeline_run_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
     )
   ) AS out_of_domain_values,
