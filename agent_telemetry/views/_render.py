@@ -311,9 +311,7 @@ def copy_order(specs: tuple[EventSpec, ...] | None = None) -> tuple[OrderKey, ..
     """Every payload column, in the sink schema's order: the copies of one log entry are
     ranked by these, NULL first, and the first is the copy the views keep."""
     return tuple(
-        OrderKey(
-            f.name, f.mode == "REPEATED", _READ_AS.get(f.type, "STRING"), f.type == "INTEGER"
-        )
+        OrderKey(f.name, f.mode == "REPEATED", _READ_AS.get(f.type, "STRING"), f.type == "INTEGER")
         for f in payload_fields(specs)
     )
 
