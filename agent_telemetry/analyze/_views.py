@@ -9,6 +9,7 @@ from pathlib import Path
 from agent_telemetry.analyze._analyzer import Analysis, Analyzer
 from agent_telemetry.analyze._catalog import CatalogTree, add_source, source_path
 from agent_telemetry.config import DeploymentConfig, Layout
+from agent_telemetry.views import LANE_VIEW
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,13 +31,24 @@ def committed_view_files(sql_dir: Path, layout: Layout) -> list[Path]:
 
 def analyze_views(config: DeploymentConfig, layout: Layout, sql_dir: Path) -> list[ViewAnalysis]:
     """Analyze every committed view of ``layout`` whole (column list, OPTIONS, query) against
-    the table it reads, typed from the models."""
+    the table it reads, typed from the models.
+
+    ``lane_health`` reads the event views, not the sink: it is analyzed after the others,
+    against the sink and every view accepted before it, each typed by the analyzer's own
+    output columns (what BigQuery would expose once they are created first)."""
     paths = committed_view_files(sql_dir, layout)
     texts = tuple(path.read_text(encoding="utf-8") for path in paths)
     source = source_path(config, layout)
-    return [
-        ViewAnalysis(p, t, _analyze(layout, source, t)) for p, t in zip(paths, texts, strict=True)
-    ]
+    found = {
+        p: ViewAnalysis(p, t, _analyze(layout, source, t))
+        for p, t in zip(paths, texts, strict=True)
+        if p.stem != LANE_VIEW
+    }
+    readers = [(p, t) for p, t in zip(paths, texts, strict=True) if p.stem == LANE_VIEW]
+    if readers:
+        analyzer = Analyzer(query_catalog(config, layout, list(found.values())))
+        found.update({p: ViewAnalysis(p, t, analyzer.analyze(t)) for p, t in readers})
+    return [found[p] for p in paths]
 
 
 @lru_cache(maxsize=8)

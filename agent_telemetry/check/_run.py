@@ -181,7 +181,11 @@ def run_check(
 
     def bindings() -> tuple[list[Finding], int]:
         return binding_findings(
-            versions.values(), committed=files, dedupe=config.source.dedupe, layouts=layouts
+            versions.values(),
+            committed=files,
+            dedupe=config.source.dedupe,
+            layouts=layouts,
+            config=config,
         )
 
     def drift() -> list[Finding]:

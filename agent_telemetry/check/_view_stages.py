@@ -16,17 +16,19 @@ from agent_telemetry._files import is_file, read_text
 from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._locate import lock_location
 from agent_telemetry.check._paths import display_path
-from agent_telemetry.config import LAYOUTS, Layout
+from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
 from agent_telemetry.project import Project
 from agent_telemetry.schema import EventSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.lock import SchemaLock
 from agent_telemetry.views import (
     GENERATED_DIR,
+    LANE_VIEW,
     QUALITY_VIEW,
     BuildResult,
     binding_violations,
     build,
     dedupe_violations,
+    lane_violations,
     parse_view,
     sql_path,
     view_name,
@@ -113,6 +115,7 @@ def binding_findings(
     *,
     dedupe: bool = True,
     layouts: tuple[Layout, ...] = LAYOUTS,
+    config: DeploymentConfig | None = None,
 ) -> tuple[list[Finding], int]:
     """VIEW_BINDING for every column of a committed event view that is not bound to its
     field, read back from the SQL itself. ``models`` are every event version (the
@@ -122,7 +125,11 @@ def binding_findings(
 
     VIEW_DEDUPE for every committed view (telemetry_quality too) whose rows are not one
     per log entry in the pruning-safe form (``dedupe``: telemetry.toml's switch), or,
-    with dedupe off, that drops any row."""
+    with dedupe off, that drops any row.
+
+    VIEW_BINDING, with ``config`` (its target dataset holds the event views), for a
+    committed ``lane_health`` that reads anything but the event views' columns it
+    declares (``lane_violations``); it reads deduplicated views, so no VIEW_DEDUPE."""
     committed = committed or CommittedViews(sql_dir)
     specs = tuple(event_spec(model) for model in models)
     findings: list[Finding] = []
@@ -153,7 +160,28 @@ def binding_findings(
         quality = committed.get(layout, QUALITY_VIEW)
         if quality is not None:  # held to the dedupe form too; the count is of event views
             findings += _dedupe_findings(quality, layout, dedupe, None)
+        lanes = committed.get(layout, LANE_VIEW) if config is not None else None
+        if lanes is not None and config is not None:
+            checked += 1
+            findings += _lane_findings(lanes, layout, config, specs)
     return findings, checked
+
+
+def _lane_findings(
+    view: CommittedView, layout: Layout, config: DeploymentConfig, specs: tuple[EventSpec, ...]
+) -> list[Finding]:
+    query = view.text if view.tree is None else view.tree
+    return [
+        Finding(
+            BINDINGS_STAGE,
+            "VIEW_BINDING",
+            f"{layout} view {LANE_VIEW}: {problem.problem}",
+            field=None if problem.column == "*" else problem.column,
+            file=display_path(view.path),
+            line=_column_line(view.text, problem.column) if problem.column != "*" else 1,
+        )
+        for problem in lane_violations(query, config, specs)
+    ]
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@")

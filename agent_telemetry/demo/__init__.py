@@ -1,9 +1,10 @@
 """``make demo``: a synthetic but realistic morning, end to end on the local warehouse.
 
 A simulated service (lanes, an admin fan-out, users at their limits, a provider that
-goes rate-limited and recovers) emits through the real emitter into a log file; the
-file loads into DuckDB; the generated views, transpiled from the BigQuery SQL, answer
-the questions an operator asks. Deterministic: a fixed seed and a simulated clock.
+goes rate-limited and recovers, another that silently runs out of quota) emits through
+the real emitter into a log file; the file loads into DuckDB; the generated views,
+transpiled from the BigQuery SQL, answer the questions an operator asks. Deterministic:
+a fixed seed and a simulated clock.
 
     from agent_telemetry.demo import run_demo
     result = run_demo("demo-out")
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_telemetry._text import clean, markup
-from agent_telemetry.demo._report import Section, ask, render_sections
+from agent_telemetry.demo._report import Section, ask, flagged_lanes, render_sections
 from agent_telemetry.demo._sim import Simulation, emitting_at
 from agent_telemetry.demo._workload import START, run_workload
 
@@ -83,6 +84,7 @@ def print_demo(result: DemoResult, console: Console) -> None:
         soft_wrap=True,
     )
     render_sections(result.sections, console)
+    console.print(flagged_lanes(result.sections), highlight=False)
     check = result.check
     verdict = "clean" if check.clean else f"{check.violations} line(s) with violations"
     console.print(

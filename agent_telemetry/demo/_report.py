@@ -29,6 +29,7 @@ def _members(field: str) -> str:
 
 
 STATUSES = event_spec(PipelineRun).field("status").members
+LANES_TITLE = "Lanes that looked busy but finished nothing (lane_health)"
 
 QUERIES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     (
@@ -107,6 +108,24 @@ QUERIES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
         "times UTC; retry_after and blocked runs are the stretch's maximum",
     ),
     (
+        LANES_TITLE,
+        ("from", "until", "provider", "windows", "state live", "runs ended", "errors", "stalled"),
+        # One row per stretch of consecutive flagged 5-minute windows of one lane (none
+        # of their runs ended ok: that is part of looks_dead).
+        "WITH flagged AS (SELECT *, window_start - to_minutes(5 * row_number() OVER "
+        "(PARTITION BY provider ORDER BY window_start)) AS stretch FROM lane_health "
+        "WHERE looks_dead) "
+        "SELECT strftime(min(window_start), '%H:%M'), "
+        "strftime(max(window_start) + INTERVAL 5 MINUTE, '%H:%M'), provider, count(*), "
+        "count(*) FILTER (WHERE state = 'live'), sum(runs_ended), "
+        "sum(runs_rate_limited + runs_quota_exhausted + runs_model_overloaded), "
+        "sum(runs_stalled) "
+        "FROM flagged GROUP BY provider, stretch ORDER BY min(window_start), provider",
+        "looks_dead: runs ended and none ok, while the lane's last known state was not live "
+        "or runs were reaped stalled; state live: flagged windows whose last known state was "
+        "live; errors: failed rate_limited, quota_exhausted or model_overloaded; times UTC",
+    ),
+    (
         "Data quality (telemetry_quality)",
         ("event", "lines", "lines with invalid fields", "invalid values", "out of domain"),
         "SELECT event, max(lines), max(lines_with_invalid_fields), sum(invalid_values), "
@@ -120,6 +139,15 @@ def ask(wh: Warehouse) -> list[Section]:
     return [
         Section(title, headers, tuple(wh.rows(sql)), note) for title, headers, sql, note in QUERIES
     ]
+
+
+def flagged_lanes(sections: list[Section]) -> str:
+    """When lane_health flags a lane, in one sentence (the demo's last word on lanes)."""
+    section = next(s for s in sections if s.title == LANES_TITLE)
+    if not section.rows:
+        return "lane_health flags no lane: every lane that ended runs finished some."
+    stretches = "; ".join(f"{row[2]} {row[0]}-{row[1]}" for row in section.rows)
+    return f"lane_health flags a lane that looked busy but finished nothing: {stretches} UTC"
 
 
 def render_sections(sections: list[Section], console: Console) -> None:

@@ -7,10 +7,17 @@ A morning of an AI-agent service on a simulated clock, with a fixed seed:
 - public users: a heavy runner who hits the daily run limit, a heavy talker who hits
   the token budget, four ordinary users, two light ones; two premium users on their
   own lane;
-- the ``anthropic`` provider goes rate-limited at 09:05 and recovers at 09:17: runs
-  in flight fail with ``rate_limited``, new ones wait (``blocked_runs``), chat turns
-  see capacity errors; ``vertex`` stays live. Preflight probes every 30 minutes.
-Every line goes through the real emitter, in strict mode.
+- public and admin runs use the ``anthropic`` provider lane, premium runs ``vertex``;
+- ``anthropic`` goes rate-limited at 09:05 and recovers at 09:17: its runs in flight
+  fail with ``rate_limited``, new ones wait (``blocked_runs``), its chat turns see
+  capacity errors;
+- the silent morning: ``vertex``'s quota runs out at 10:40 and comes back at 11:20, and
+  no 429 reaches the preflight probe (it keeps saying ``live``). Runs start, go silent
+  and are reaped ``stalled`` after ``MAX_RUN + 60 s`` without a heartbeat; the scheduler
+  re-dispatches each into the same lane. Only a premium chat turn's outcome
+  (``turn_outcome``) reports ``no_quota``.
+Preflight probes every 30 minutes. Every line goes through the real emitter, in strict
+mode.
 """
 
 from __future__ import annotations
@@ -34,7 +41,12 @@ LANE_SLOTS = {"public": 2, "premium": 2, "admin": 5}
 START_GAP = {"public": 0, "premium": 0, "admin": 10 * SECOND}
 RENDER_SLOTS = 2
 FAN_OUT = 15
-OUTAGE = (65 * MINUTE, 77 * MINUTE)  # 09:05 .. 09:17
+OUTAGE = (63 * MINUTE, 77 * MINUTE)  # 09:03 .. 09:17, anthropic rate-limited
+QUOTA_OUT = (158 * MINUTE, 200 * MINUTE)  # 10:38 .. 11:20, vertex silently out of quota
+PROVIDER = {"public": "anthropic", "admin": "anthropic", "premium": "vertex"}
+# A run with no heartbeat for MAX_RUN + 60 s is reaped: failed, reason stalled.
+MAX_RUN = 4 * MINUTE
+REAP_AFTER = MAX_RUN + 60 * SECOND
 PROBE_EVERY = 30 * MINUTE
 DRAIN = 30 * MINUTE
 
@@ -64,6 +76,7 @@ class Run:
     status: str = "ok"
     reason: str | None = None
     error_class: str | None = None
+    silent: bool = False  # its provider stopped answering: only the reaper ends it
 
 
 @dataclass
@@ -86,18 +99,37 @@ class Service:
         }
         self.render_free = RENDER_SLOTS
         self.render_queue: deque[tuple[int, Callable[[int], None]]] = deque()
-        self.rate_limited = False
+        self.rate_limited = False  # anthropic
+        self.quota_out = False  # vertex, unknown to the preflight probe
         self.failed_admin_runs = 0
 
     # -- provider ----------------------------------------------------------------
-    def in_outage(self, start: int, end: int) -> bool:
-        return start < OUTAGE[1] and end > OUTAGE[0]
+    def in_outage(self, run: Run, end: int) -> bool:
+        """Whether ``run``'s provider was rate-limited while it ran."""
+        return (
+            PROVIDER[run.user.lane] == "anthropic" and run.started < OUTAGE[1] and end > OUTAGE[0]
+        )
 
-    def blocked_runs(self) -> int:
-        return sum(len(lane.queue) for lane in self.lanes.values())
+    def in_quota_outage(self, run: Run, end: int) -> bool:
+        """Whether ``run``'s provider ran out of quota while it ran."""
+        return (
+            PROVIDER[run.user.lane] == "vertex"
+            and run.started < QUOTA_OUT[1]
+            and end > QUOTA_OUT[0]
+        )
+
+    def blocked(self, lane: SimulatedLane) -> bool:
+        """The scheduler holds a lane's runs only while it knows its provider is limited."""
+        return self.rate_limited and PROVIDER[lane.name] == "anthropic"
+
+    def blocked_runs(self, provider: str = "anthropic") -> int:
+        return sum(
+            len(lane.queue) for lane in self.lanes.values() if PROVIDER[lane.name] == provider
+        )
 
     def probe(self) -> None:
         for provider in ("anthropic", "vertex"):
+            # No 429 reaches the preflight probe when vertex's quota is out: it says live.
             limited = provider == "anthropic" and self.rate_limited
             emit(
                 "provider_status",
@@ -147,6 +179,22 @@ class Service:
         for lane in self.lanes.values():
             self.try_start(lane)
 
+    def quota_runs_out(self) -> None:
+        self.quota_out = True
+
+    def quota_returns(self) -> None:
+        self.quota_out = False
+
+    def quota_outcome(self) -> None:
+        """A premium chat turn's model call came back out of quota: the only report of it."""
+        emit(
+            "provider_status",
+            provider="vertex",
+            state="no_quota",
+            probe="turn_outcome",
+            blocked_runs=self.blocked_runs("vertex"),
+        )
+
     # -- runs ----------------------------------------------------------------------
     def enqueue(self, user: User) -> None:
         user.runs_today += 1
@@ -159,12 +207,12 @@ class Service:
     def can_start_now(self, lane: SimulatedLane) -> bool:
         gap_ok = lane.last_start is None or self.sim.now >= lane.last_start + lane.gap
         return (
-            not self.rate_limited and lane.running < lane.slots and gap_ok and len(lane.queue) == 1
+            not self.blocked(lane) and lane.running < lane.slots and gap_ok and len(lane.queue) == 1
         )
 
     def try_start(self, lane: SimulatedLane) -> None:
         now = self.sim.now
-        while lane.queue and lane.running < lane.slots and not self.rate_limited:
+        while lane.queue and lane.running < lane.slots and not self.blocked(lane):
             if lane.last_start is not None and now < lane.last_start + lane.gap:
                 wake = lane.last_start + lane.gap
                 if lane.timer != wake:
@@ -196,7 +244,11 @@ class Service:
         self.sim.after(work, lambda: self.work_done(run))
 
     def work_done(self, run: Run) -> None:
-        if self.in_outage(run.started, self.sim.now):
+        if self.in_quota_outage(run, self.sim.now):
+            # The model stopped answering: no heartbeat, no end; the reaper ends it.
+            run.silent = True
+            self.sim.at(run.started + REAP_AFTER, lambda: self.reap(run))
+        elif self.in_outage(run, self.sim.now):
             run.status, run.reason, run.error_class = "failed", "error", "rate_limited"
             run.attempts = 2
             if run.user.tier == "admin":
@@ -255,6 +307,17 @@ class Service:
         else:
             self.render_free += 1
 
+    def reap(self, run: Run) -> None:
+        """No heartbeat for MAX_RUN + 60 s: failed as stalled, and the same work goes
+        straight back into the same lane (the scheduler cannot tell a dead lane)."""
+        run.status, run.reason, run.error_class = "failed", "stalled", None
+        self.finish(run)
+        retry = Run(run.user, run.ordinal, self.sim.now)
+        lane = self.lanes[run.user.lane]
+        lane.queue.append(retry)
+        retry.position = len(lane.queue)
+        self.try_start(lane)
+
     def finish(self, run: Run) -> None:
         user = run.user
         user.tokens += run.model_calls * self.rnd.randint(400, 900)
@@ -271,6 +334,7 @@ class Service:
             attempts=run.attempts,
             duration_ms=self.sim.now - run.started,
             model_calls=run.model_calls,
+            provider=PROVIDER[user.lane],
         )
         lane = self.lanes[user.lane]
         lane.running -= 1
@@ -295,7 +359,15 @@ class Service:
                 refusal, calls = "run_limit", 0
             else:
                 kind, runs = "action", 1
-        if refusal is None and self.rate_limited and kind == "text" and rnd.random() < 0.5:
+        provider = PROVIDER[user.lane]
+        limited = self.rate_limited and provider == "anthropic"
+        if refusal is None and limited and kind == "text" and rnd.random() < 0.5:
+            error, duration = "capacity", rnd.randint(200, 900)
+        # A text turn's own model call comes back out of quota; an action turn's call is
+        # queued work, whose run starts and then goes silent.
+        out_of_quota = refusal is None and self.quota_out and provider == "vertex"
+        out_of_quota = out_of_quota and kind == "text"
+        if out_of_quota:
             error, duration = "capacity", rnd.randint(200, 900)
         if refusal is None and error is None:
             user.tokens += calls * rnd.randint(*user.tokens_per_call)
@@ -311,6 +383,8 @@ class Service:
                 model_calls=calls,
                 pipeline_runs=runs,
             )
+            if out_of_quota:
+                self.quota_outcome()
             if runs:
                 self.enqueue(user)
             if rnd.random() < 0.08:
@@ -363,5 +437,7 @@ def run_workload(sim: Simulation, seed: int) -> None:
     sim.at(60 * MINUTE, lambda: service.fan_out(admin, FAN_OUT))
     sim.at(OUTAGE[0], service.outage_begins)
     sim.at(OUTAGE[1], service.outage_ends)
+    sim.at(QUOTA_OUT[0], service.quota_runs_out)
+    sim.at(QUOTA_OUT[1], service.quota_returns)
     sim.at(150 * MINUTE, lambda: service.fan_out(admin, max(1, service.failed_admin_runs)))
     sim.run(DURATION + DRAIN)

@@ -40,7 +40,7 @@ from agent_telemetry.deploy._plan import (
     deployment_labels,
     judge_view,
 )
-from agent_telemetry.deploy._read import make_plan, read_deployed
+from agent_telemetry.deploy._read import dry_run, make_plan, read_deployed
 from agent_telemetry.deploy._sink import patched_schema
 from agent_telemetry.deploy._types import BigQueryError, DryRun
 from agent_telemetry.schema import EventSpec
@@ -137,17 +137,27 @@ def apply_planned(
         except BigQueryError as exc:
             return ApplyResult(plan, refused=(str(exc),))
         sink_patched = sink.missing_paths
+        generated = [v.view for v in plan.views]
         for view in plan.views:
             if not outputs[view.name].ok:
-                outputs[view.name] = warehouse.dry_run(view.view.query)
+                outputs[view.name] = dry_run(warehouse, view.view, generated)
         failures = [f"{n}: dry run failed: {d.error}" for n, d in outputs.items() if not d.ok]
         if failures:
             return ApplyResult(plan, refused=tuple(failures), sink_patched=sink_patched)
 
-    results = []
+    # In the plan's order, a view after the views it reads (generate_views); a view whose
+    # read view failed to be written is not written over them.
+    results: list[ViewResult] = []
+    failed: set[str] = set()
     for view in plan.views:
-        if view.action == "unchanged":
+        broken = sorted(failed.intersection(view.view.reads))
+        if broken:
+            reason = f"not written: it reads {', '.join(broken)}, which failed"
+            results.append(ViewResult(view.name, "failed", reason))
+        elif view.action == "unchanged":
             results.append(ViewResult(view.name, "unchanged"))
-            continue
-        results.append(_write_view(warehouse, view, outputs[view.name], adopt=adopt))
+        else:
+            results.append(_write_view(warehouse, view, outputs[view.name], adopt=adopt))
+        if results[-1].outcome == "failed":
+            failed.add(view.name)
     return ApplyResult(plan, sink_patched=sink_patched, results=tuple(results))

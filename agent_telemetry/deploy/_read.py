@@ -23,7 +23,7 @@ from agent_telemetry.deploy._plan import (
 from agent_telemetry.deploy._sink import missing_payload_fields, sink_table_name
 from agent_telemetry.deploy._types import DryRun
 from agent_telemetry.schema import EventSpec
-from agent_telemetry.views import ViewDefinition, generate_views, table_ref
+from agent_telemetry.views import ViewDefinition, generate_views, inlined_query, table_ref
 
 
 def make_plan(
@@ -50,7 +50,7 @@ def make_plan(
         if (view.project, view.dataset) != (target.project, target.dataset):
             raise PlanError(f"{view.name}: generated for another target dataset")
     sink = sink_plan(warehouse, config, chosen, specs)
-    planned = tuple(plan_view(warehouse, v, warehouse.dry_run(v.query)) for v in views)
+    planned = tuple(plan_view(warehouse, v, dry_run(warehouse, v, views)) for v in views)
     return assemble_plan(
         target=f"{target.project}.{target.dataset}",
         source=f"{config.source.project}.{config.source.dataset}.{config.source.table_for(chosen)}",
@@ -58,6 +58,15 @@ def make_plan(
         views=planned,
         sink=sink,
     )
+
+
+def dry_run(
+    warehouse: BigQueryWarehouse, view: ViewDefinition, views: Sequence[ViewDefinition]
+) -> DryRun:
+    """The dry run of ``view`` as it will read once applied: a view of views (lane_health)
+    runs with the generated queries of the views it reads written in, so it is checked
+    before they exist (a first deployment) and against what they are about to become."""
+    return warehouse.dry_run(inlined_query(view, views))
 
 
 def sink_plan(

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from agent_telemetry.schema._base import TelemetryEvent, count, flag
 from agent_telemetry.schema.buckets import RunsToday, TokensToday
+from agent_telemetry.schema.spec import DataReview
 
 MS_PER_HOUR = 3_600_000
 # Significant digits kept of a duration: a timing rounds to within 0.5%, which keeps a
@@ -44,6 +45,7 @@ class RunReason(StrEnum):
     CAPACITY = "capacity"
     NO_DATASET = "no_dataset"
     INCOMPLETE_BINDINGS = "incomplete_bindings"
+    STALLED = "stalled"
 
 
 class ErrorClass(StrEnum):
@@ -56,6 +58,14 @@ class ErrorClass(StrEnum):
     VALIDATION = "validation"
     UPSTREAM = "upstream"
     CANCELLED = "cancelled"
+    OTHER = "other"
+
+
+class Provider(StrEnum):
+    ANTHROPIC = "anthropic"
+    VERTEX = "vertex"
+    OPENAI = "openai"
+    OLLAMA = "ollama"
     OTHER = "other"
 
 
@@ -92,6 +102,22 @@ class PipelineRun(TelemetryEvent):
         0, MS_PER_HOUR, "Run wall time in milliseconds.", precision=TIMING_PRECISION
     )
     model_calls: int | None = count(0, 200, "Model calls the run made.")
+    provider: Provider | None = Field(
+        None, description="Model-provider lane the run used (as in provider_status)."
+    )
+    # The catalogue's first data review: issue 30 let a run say it was reaped silent
+    # (reason stalled) and which provider lane it used, for the lane_health view.
+    data_reviews: ClassVar[tuple[DataReview, ...]] = (
+        DataReview(
+            reference="issue 30",
+            reason=(
+                "a run reaped after its heartbeat went silent (reason stalled) and the "
+                "provider lane it used (the closed provider_status set), so a lane that "
+                "looks busy but finishes nothing can be told from a busy one"
+            ),
+            bits=58.4,
+        ),
+    )
 
 
 class ChatTier(StrEnum):
@@ -168,14 +194,6 @@ class PipelineRender(TelemetryEvent):
     )
     passed: bool | None = flag("Whether the rendered output passed its checks.")
     attempt: int | None = count(1, 2, "Which attempt this render was (1 or 2).")
-
-
-class Provider(StrEnum):
-    ANTHROPIC = "anthropic"
-    VERTEX = "vertex"
-    OPENAI = "openai"
-    OLLAMA = "ollama"
-    OTHER = "other"
 
 
 class ProviderState(StrEnum):

@@ -18,6 +18,11 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
 - ``binding_violations(query, spec, layout)``: proof, read back from the SQL with sqlglot
   lineage, that every model field has exactly one column reading exactly its payload key
   (``query`` as text, or as the tree ``parse_view(text)`` gives);
+- ``lane_violations(query, config, specs)``: the same kind of proof for ``lane_health``,
+  the view of views: it reads only the event views' columns, each column exactly those
+  it declares (``LANE_VIEW``; ``ViewDefinition.reads`` names the views a view reads);
+- ``inlined_query(view, views)``: a view of views with those views' queries written in,
+  for a dry run before they exist;
 - ``dedupe_violations(query, layout, dedupe)``: proof, read back from the SQL, that a view
   keeps one row per log entry (insertId with timestamp) in the form that keeps pruning;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
@@ -65,12 +70,15 @@ if TYPE_CHECKING:
         sql_path,
     )
     from agent_telemetry.views._dedupe import dedupe_violations
+    from agent_telemetry.views._generate import generate_views
+    from agent_telemetry.views._inline import inlined_query
+    from agent_telemetry.views._lanes import LANE_VIEW
+    from agent_telemetry.views._lanes_proof import lane_violations
     from agent_telemetry.views._render import (
         MANAGED_BY,
         ColumnDoc,
         ViewBuildError,
         ViewDefinition,
-        generate_views,
         table_ref,
     )
 
@@ -82,6 +90,9 @@ _LAZY = {
     "parse_view": "_bindings",
     "view_lineage": "_bindings",
     "dedupe_violations": "_dedupe",
+    "LANE_VIEW": "_lanes",
+    "inlined_query": "_inline",
+    "lane_violations": "_lanes_proof",
     "GENERATED_DIR": "_build",
     "BuildResult": "_build",
     "build": "_build",
@@ -92,7 +103,7 @@ _LAZY = {
     "ColumnDoc": "_render",
     "ViewBuildError": "_render",
     "ViewDefinition": "_render",
-    "generate_views": "_render",
+    "generate_views": "_generate",
     "table_ref": "_render",
 }
 
@@ -105,6 +116,7 @@ __all__ = [
     "GENERATED_DIR",
     "INSERT_ID_COLUMN",
     "JSON_NUMBER",
+    "LANE_VIEW",
     "MANAGED_BY",
     "PAYLOAD_COLUMN",
     "QUALITY_COLUMNS",
@@ -124,7 +136,9 @@ __all__ = [
     "expected_sources",
     "generate_views",
     "googlesql_type",
+    "inlined_query",
     "installed_package",
+    "lane_violations",
     "parse_view",
     "payload_fields",
     "schema_type",

@@ -19,7 +19,8 @@ from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.project import PACKAGE_SQL_DIR, Project, resolve_project
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views._docs import data_dictionary
-from agent_telemetry.views._render import ViewDefinition, generate_views
+from agent_telemetry.views._generate import generate_views
+from agent_telemetry.views._render import ViewDefinition
 
 GENERATED_DIR = PACKAGE_SQL_DIR
 

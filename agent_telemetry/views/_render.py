@@ -21,7 +21,7 @@ from sqlglot.optimizer.qualify import qualify
 
 from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.schema import EventSpec, version_catalogue
+from agent_telemetry.schema import EventSpec
 from agent_telemetry.schema.envelope import NOT_A_FIELD
 from agent_telemetry.views._describe import (
     ENVELOPE_COLUMNS,
@@ -76,6 +76,9 @@ class ViewDefinition:
     sql_sha256: str
     schema_version: int
     event: str | None
+    # Views of the target dataset this view reads (lane_health reads the event views);
+    # empty for a view of the sink. Created after them, and dry-run with them inlined.
+    reads: tuple[str, ...] = ()
 
     @property
     def table_id(self) -> str:
@@ -213,7 +216,7 @@ def compile_query(
     return qualified.sql(dialect=DIALECT, pretty=True, copy=False) + "\n"
 
 
-def _labels(layout: Layout, schema_version: int, kind: str) -> dict[str, str]:
+def view_labels(layout: Layout, schema_version: int, kind: str) -> dict[str, str]:
     return {
         "managed-by": MANAGED_BY,
         "schema-version": str(schema_version),
@@ -230,7 +233,7 @@ def _printed_stand_in() -> str:
     return sqlglot.parse_one(_STAND_IN, dialect=DIALECT).sql(dialect=DIALECT, pretty=True)
 
 
-def _finish(
+def finish_view(
     *,
     name: str,
     config: DeploymentConfig,
@@ -241,6 +244,7 @@ def _finish(
     labels: dict[str, str],
     schema_version: int,
     event: str | None,
+    reads: tuple[str, ...] = (),
 ) -> ViewDefinition:
     target = config.target
     # The header (column list, OPTIONS) is printed by sqlglot around a stand-in query, and
@@ -278,6 +282,7 @@ def _finish(
         sql_sha256=hashlib.sha256(query.encode()).hexdigest(),
         schema_version=schema_version,
         event=event,
+        reads=reads,
     )
 
 
@@ -310,7 +315,7 @@ def copy_order(specs: tuple[EventSpec, ...] | None = None) -> tuple[OrderKey, ..
     )
 
 
-def _event_view(
+def event_view(
     config: DeploymentConfig, layout: Layout, plan: EventViewPlan, specs: tuple[EventSpec, ...]
 ) -> ViewDefinition:
     source = source_plan(config, layout)
@@ -321,14 +326,14 @@ def _event_view(
         table_ref=table_ref(source.project, source.dataset, source.table),
         copy_order=copy_order(specs),
     )
-    return _finish(
+    return finish_view(
         name=plan.view_name,
         config=config,
         source=source,
         query=compile_query(sql, source, plan.view_name, specs),
         description=plan.description,
         columns=_event_columns(plan),
-        labels=_labels(layout, plan.schema_version, "event"),
+        labels=view_labels(layout, plan.schema_version, "event"),
         schema_version=plan.schema_version,
         event=plan.name,
     )
@@ -349,34 +354,14 @@ def quality_view(
         copy_order=copy_order(specs),
     )
     version = max(p.schema_version for p in plans)
-    return _finish(
+    return finish_view(
         name=QUALITY_VIEW,
         config=config,
         source=source,
         query=compile_query(sql, source, QUALITY_VIEW, specs),
         description=QUALITY_DESCRIPTION,
         columns=tuple(ColumnDoc(c.name, c.sql_type, c.description) for c in QUALITY_COLUMNS),
-        labels=_labels(layout, version, "quality"),
+        labels=view_labels(layout, version, "quality"),
         schema_version=version,
         event=None,
     )
-
-
-def generate_views(
-    config: DeploymentConfig,
-    layout: Layout | None = None,
-    specs: tuple[EventSpec, ...] | None = None,
-) -> tuple[ViewDefinition, ...]:
-    """One view per event version, then ``telemetry_quality``, for ``layout`` (default: the
-    config's). ``specs`` defaults to every registered version (``version_catalogue()``);
-    version 1 of an event is the view named after it, version N is ``<event>_v<N>``."""
-    chosen: Layout = config.source.layout if layout is None else layout
-    specs = version_catalogue() if specs is None else specs
-    plans = view_plans(specs)
-    names = [p.view_name for p in plans] + [QUALITY_VIEW]
-    clashes = sorted({n for n in names if names.count(n) > 1})
-    if clashes:
-        raise ViewBuildError(f"several views would be named {', '.join(clashes)}")
-    views = [_event_view(config, chosen, plan, specs) for plan in plans]
-    views.append(quality_view(config, chosen, specs))
-    return tuple(views)

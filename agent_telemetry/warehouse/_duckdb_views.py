@@ -69,11 +69,19 @@ def _transpile(
     tree = parsed.transform(_as_list_filter).transform(json_type)
     rewritten = 0
 
+    # A view of views (lane_health) reads the target dataset's views: here, the local
+    # views of the same names, created before it.
+    read_views = {(view.project, view.dataset, name): name for name in view.reads}
+
     def rewrite(node: exp.Expression) -> exp.Expression:
         nonlocal rewritten
-        if isinstance(node, exp.Table) and _is_source(node, source):
+        if isinstance(node, exp.Table):
+            key = (node.catalog, node.db, node.name)
+            local_name = sink_table if _is_source(node, source) else read_views.get(key)
+            if local_name is None:
+                return node
             rewritten += 1
-            local = exp.Table(this=exp.to_identifier(sink_table, quoted=True))
+            local = exp.Table(this=exp.to_identifier(local_name, quoted=True))
             alias = node.args.get("alias")
             if alias is not None:
                 local.set("alias", alias.copy())
@@ -86,7 +94,8 @@ def _transpile(
 
     local_tree = tree.transform(rewrite)
     if rewritten == 0:
-        raise TranspileError(f"view {view.name}: no reference to the sink table {'.'.join(source)}")
+        what = "the views it reads" if view.reads else f"the sink table {'.'.join(source)}"
+        raise TranspileError(f"view {view.name}: no reference to {what}")
     return _typed(view, local_tree.sql(dialect="duckdb", pretty=True))
 
 

@@ -18,6 +18,7 @@ from rich.table import Table
 from agent_telemetry._text import markup, rich_text
 from agent_telemetry.schema import FieldSpec, event_spec
 from agent_telemetry.schema.envelope import NOT_A_FIELD
+from agent_telemetry.views import LANE_VIEW
 from agent_telemetry.warehouse._duckdb_types import quote_identifier
 
 if TYPE_CHECKING:
@@ -138,13 +139,37 @@ def summarize_quality_view(wh: Warehouse, view: ViewDefinition) -> ViewSummary:
     )
 
 
+def summarize_lane_view(wh: Warehouse, view: ViewDefinition) -> ViewSummary:
+    """lane_health: per provider lane, its windows, the runs that ended, and how many
+    windows looked dead."""
+    name = quote_identifier(view.name)
+    rows, first, last = wh.one(f"SELECT count(*), min(window_start), max(window_start) FROM {name}")
+    per_lane = wh.rows(
+        "SELECT provider, count(*), sum(runs_ended), sum(runs_stalled), "
+        f"count(*) FILTER (WHERE looks_dead) FROM {name} GROUP BY provider ORDER BY provider"
+    )
+    columns = tuple(
+        ColumnSummary(
+            str(provider),
+            int(windows),
+            f"runs ended {int(ended):,} · stalled {int(stalled):,} · "
+            f"windows looking dead {int(dead):,}",
+        )
+        for provider, windows, ended, stalled, dead in per_lane
+    )
+    return ViewSummary(view.name, int(rows), _span(int(rows), first, last), columns)
+
+
 def summarize(wh: Warehouse) -> list[ViewSummary]:
-    return [
-        summarize_event_view(wh, view)
-        if view.event is not None
-        else summarize_quality_view(wh, view)
-        for view in wh.views()
-    ]
+    summaries = []
+    for view in wh.views():
+        if view.event is not None:
+            summaries.append(summarize_event_view(wh, view))
+        elif view.reads:
+            summaries.append(summarize_lane_view(wh, view))
+        else:
+            summaries.append(summarize_quality_view(wh, view))
+    return summaries
 
 
 def render_preview(summaries: list[ViewSummary], console: Console) -> None:
@@ -154,8 +179,11 @@ def render_preview(summaries: list[ViewSummary], console: Console) -> None:
         )
         table = Table()
         is_quality = summary.name == "telemetry_quality"
-        table.add_column("event" if is_quality else "column")
-        table.add_column("lines" if is_quality else "non-null", justify="right")
+        is_lanes = summary.name == LANE_VIEW
+        key, count = ("event", "lines") if is_quality else ("column", "non-null")
+        key, count = ("provider", "windows") if is_lanes else (key, count)
+        table.add_column(key)
+        table.add_column(count, justify="right")
         table.add_column("summary", overflow="fold")
         for column in summary.columns:
             table.add_row(rich_text(column.name), f"{column.non_null:,}", rich_text(column.summary))

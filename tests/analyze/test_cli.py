@@ -49,7 +49,7 @@ def test_an_accepted_query_prints_its_output_columns_and_exits_0(tmp_path: Path)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == (
-        "checking against 5 views in acme-agents-prod.agent_telemetry (partitioned layout)"
+        "checking against 6 views in acme-agents-prod.agent_telemetry (partitioned layout)"
     )
     assert lines[1] == f"{tmp_path / 'query.sql'}:2: accepted"
     assert lines[2:] == ["  lane          STRING", "  failure_rate  FLOAT64"]

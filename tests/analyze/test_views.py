@@ -18,6 +18,7 @@ from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
 from agent_telemetry.schema import version_catalogue
 from agent_telemetry.views import (
     ENVELOPE_COLUMNS,
+    LANE_VIEW,
     PAYLOAD_COLUMN,
     QUALITY_COLUMNS,
     QUALITY_VIEW,
@@ -25,6 +26,7 @@ from agent_telemetry.views import (
     sink_schema,
     view_name,
 )
+from agent_telemetry.views._lanes import lane_plan
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
@@ -33,15 +35,21 @@ if TYPE_CHECKING:
 # What the models promise for each kind of field (docs/design.md, "Views").
 PROMISED = {"enum": "STRING", "int": "INT64", "bool": "BOOL"}
 SPECS = {view_name(s.name, s.schema_version): s for s in version_catalogue()}
-VIEWS = [*SPECS, QUALITY_VIEW]
+LANES = lane_plan(version_catalogue())
+assert LANES is not None
+LANE_COLUMNS = [(c.name, c.sql_type) for c in LANES.columns]
+VIEWS = [*SPECS, QUALITY_VIEW, LANE_VIEW]
 DICTIONARY = REPO / "docs" / "telemetry.md"
 
 
 def expected_columns(view: str) -> dict[str, str]:
     """Column -> type the models promise: the envelope columns, then each field by kind;
-    telemetry_quality's columns as views declares them (QUALITY_COLUMNS)."""
+    telemetry_quality's columns as views declares them (QUALITY_COLUMNS), lane_health's as
+    its plan declares them."""
     if view == QUALITY_VIEW:
         return {c.name: c.sql_type for c in QUALITY_COLUMNS}
+    if view == LANE_VIEW:
+        return dict(LANE_COLUMNS)
     envelope = {c.name: c.sql_type for c in ENVELOPE_COLUMNS}
     return envelope | {f.name: PROMISED[f.kind] for f in SPECS[view].fields}
 
@@ -83,6 +91,8 @@ def test_view_is_accepted_with_the_types_the_models_promise(
     assert dict(got) == expected_columns(view)
     if view == QUALITY_VIEW:
         assert got == [(c.name, c.sql_type) for c in QUALITY_COLUMNS]  # in order, too
+    elif view == LANE_VIEW:
+        assert got == LANE_COLUMNS  # in order, too
     else:
         assert got[0] == ("timestamp", "TIMESTAMP")
         assert got[-1] == ("invalid_fields", "ARRAY<STRING>")
@@ -134,3 +144,17 @@ def test_the_analytics_catalog_reads_json_payload_as_json() -> None:
     assert columns[PAYLOAD_COLUMN["analytics"]] == "JSON"
     assert columns["timestamp"] == "TIMESTAMP"
     assert columns["log_id"] == "STRING"
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_lane_health_needs_the_event_views_before_it(
+    committed: dict[Layout, list[ViewAnalysis]], config: DeploymentConfig, layout: Layout
+) -> None:
+    """Against the sink alone (no event view created yet) GoogleSQL refuses lane_health: it
+    reads the views, which deploy creates first."""
+    from agent_telemetry.analyze import Analyzer, source_catalog
+
+    lanes = _by_view(committed[layout])[LANE_VIEW]
+    alone = Analyzer(source_catalog(config, layout)).analyze(lanes.sql)
+    assert not alone.accepted
+    assert "pipeline_run" in alone.message or "provider_status" in alone.message

@@ -14,9 +14,9 @@ from agent_telemetry.demo import DemoResult, run_demo
 from agent_telemetry.emit import capture, emit
 
 
-@pytest.fixture(scope="module")
-def result(tmp_path_factory: pytest.TempPathFactory) -> DemoResult:
-    return run_demo(tmp_path_factory.mktemp("demo"))
+@pytest.fixture
+def result(demo_result: DemoResult) -> DemoResult:
+    return demo_result
 
 
 def _section(result: DemoResult, prefix: str) -> dict[object, tuple[object, ...]]:

@@ -4,6 +4,7 @@ record the model's validator leads to, or raises so that the model decides."""
 from __future__ import annotations
 
 import enum
+import io
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -12,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_telemetry.emit import counters, emit
 from agent_telemetry.emit._fast_record import record_validator
 from agent_telemetry.emit._validate import plan_for
 from agent_telemetry.schema import EVENTS, TelemetryEvent, event_spec
@@ -114,6 +116,35 @@ def test_hostile_values_agree_with_the_model(field: str, make: Callable[[], obje
 def test_an_envelope_key_given_as_a_field_is_left_to_the_model(key: str) -> None:
     fields = {"tier": "public", "kind": "text", key: ENVELOPE[key]}
     assert by_fast_path(EVENTS["chat_turn"], fields) is None
+
+
+class Liar(str):
+    """A key that hashes and compares as a field's name, whatever its text."""
+
+    def __hash__(self) -> int:
+        return hash("reason")
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    "unknown",
+    [{"x": None}, {"reason_": None}, {Liar("zzz"): None}, {"x": None, "reason": None}],
+    ids=["unknown", "near-name", "lying-str-key", "beside-a-none-field"],
+)
+def test_an_unknown_key_given_none_is_left_to_the_model(unknown: dict[str, Any]) -> None:
+    # The validator drops unknown keys (cheaper than refusing them); dropping one must
+    # never pass for "a field given None, left out".
+    fields = {"lane": "public", "status": "ok", **unknown}
+    assert by_fast_path(EVENTS["pipeline_run"], fields) is None
+
+
+def test_emit_counts_an_unknown_key_given_none(lenient: io.StringIO) -> None:
+    record = emit("pipeline_run", lane="public", status="ok", nickname=None)
+    assert record is not None
+    assert record["unknown_fields"] == 1
+    assert counters().unknown == {"pipeline_run": 1}
 
 
 def test_none_is_left_out_but_an_invalid_optional_value_is_not_accepted() -> None:

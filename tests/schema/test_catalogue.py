@@ -27,6 +27,7 @@ EXPECTED: dict[str, dict[str, tuple[str, bool, Any]]] = {
                 "capacity",
                 "no_dataset",
                 "incomplete_bindings",
+                "stalled",
             ),
         ),
         "error_class": (
@@ -56,6 +57,7 @@ EXPECTED: dict[str, dict[str, tuple[str, bool, Any]]] = {
         "attempts": ("int", False, (0, 2)),
         "duration_ms": ("int", False, (0, 3_600_000)),
         "model_calls": ("int", False, (0, 200)),
+        "provider": ("enum", False, ("anthropic", "vertex", "openai", "ollama", "other")),
     },
     "chat_turn": {
         "tier": ("enum", True, ("public", "admin")),

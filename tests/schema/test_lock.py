@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
-from agent_telemetry.schema import EventSpec, PipelineRun, catalogue, event_spec, version_catalogue
+from agent_telemetry.schema import PipelineRun, catalogue, event_spec, version_catalogue
 from agent_telemetry.schema.lock import (
     LOCK_PATH,
     LockFormatError,
@@ -58,7 +59,7 @@ def test_dump_is_canonical_whatever_the_input_order() -> None:
 
 def test_rewrapping_a_description_is_no_change() -> None:
     spec = event_spec(PipelineRun)
-    rewrapped = EventSpec(spec.name, spec.schema_version, spec.description + "\n  ", spec.fields)
+    rewrapped = dataclasses.replace(spec, description=spec.description + "\n  ")
     assert build_lock([rewrapped]) == build_lock([spec])
 
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from agent_telemetry.cli import main
 from agent_telemetry.config import LAYOUTS
 from agent_telemetry.schema import EventSpec, catalogue
-from agent_telemetry.views import GENERATED_DIR, QUALITY_VIEW, build, sql_path
+from agent_telemetry.views import GENERATED_DIR, LANE_VIEW, QUALITY_VIEW, build, sql_path
 from agent_telemetry.views._build import installed_package
 from tests.conftest import EXAMPLE_CONFIG, REPO
 
@@ -43,7 +43,7 @@ def test_committed_files_match_the_models() -> None:
 
 
 def test_every_layout_and_view_is_committed() -> None:
-    names = [spec.name for spec in catalogue()] + [QUALITY_VIEW]
+    names = [spec.name for spec in catalogue()] + [QUALITY_VIEW, LANE_VIEW]
     expected = {sql_path(GENERATED_DIR, layout, name) for layout in LAYOUTS for name in names}
     assert set(GENERATED_DIR.rglob("*.sql")) == expected
 
@@ -101,7 +101,8 @@ def test_a_stale_view_file_is_drift_and_a_build_removes_it(copy: tuple[Path, Pat
 
 def test_build_into_an_empty_folder_writes_every_file(tmp_path: Path) -> None:
     result = build(EXAMPLE_CONFIG, sql_dir=tmp_path / "sql", docs_path=tmp_path / "docs.md")
-    assert len(result.written) == len(LAYOUTS) * (len(catalogue()) + 1) + 1
+    # every event's view, telemetry_quality and lane_health in each layout, and the dictionary
+    assert len(result.written) == len(LAYOUTS) * (len(catalogue()) + 2) + 1
     assert _snapshot(tmp_path / "sql") == _snapshot(GENERATED_DIR)
     assert (tmp_path / "docs.md").read_bytes() == COMMITTED_DOCS.read_bytes()
 

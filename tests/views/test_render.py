@@ -14,16 +14,23 @@ from hypothesis import strategies as st
 from sqlglot import exp
 
 from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
-from agent_telemetry.schema import catalogue
-from agent_telemetry.views import QUALITY_VIEW, ViewBuildError, generate_views
+from agent_telemetry.schema import catalogue, version_catalogue
+from agent_telemetry.views import LANE_VIEW, QUALITY_VIEW, ViewBuildError, generate_views
 from agent_telemetry.views._describe import source_plan
+from agent_telemetry.views._lanes import compile_lane_query, lane_plan
 from agent_telemetry.views._render import compile_query, sql_literal
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_one_view_per_event_then_quality(config: DeploymentConfig, layout: Layout) -> None:
-    names = [v.name for v in generate_views(config, layout)]
-    assert names == [*(s.name for s in catalogue()), QUALITY_VIEW]
+def test_one_view_per_event_then_quality_then_lane_health(
+    config: DeploymentConfig, layout: Layout
+) -> None:
+    views = generate_views(config, layout)
+    assert [v.name for v in views] == [*(s.name for s in catalogue()), QUALITY_VIEW, LANE_VIEW]
+    # lane_health reads two views made before it; no other view reads a view.
+    assert [v.reads for v in views] == [()] * (len(views) - 1) + [
+        ("pipeline_run", "provider_status")
+    ]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -35,7 +42,13 @@ def test_every_view_parses_and_requalifies_to_the_same_sql(
         tree = sqlglot.parse_one(view.query, dialect="bigquery")
         assert isinstance(tree, exp.Query)
         # Qualifying the committed SQL again is a fixed point: it is already qualified.
-        assert compile_query(view.query, source, view.name) == view.query
+        if view.reads:
+            plan = lane_plan(version_catalogue())
+            assert plan is not None
+            again = compile_lane_query(view.query, config, plan, version_catalogue())
+            assert again == view.query
+        else:
+            assert compile_query(view.query, source, view.name) == view.query
         ddl = sqlglot.parse_one(view.ddl, dialect="bigquery")
         assert isinstance(ddl, exp.Create)
         assert ddl.kind == "VIEW"
@@ -122,7 +135,7 @@ def test_column_docs_give_a_bigquery_schema(config: DeploymentConfig) -> None:
 def test_views_filter_on_event_name_and_schema_version(
     config: DeploymentConfig, layout: Layout
 ) -> None:
-    for view in generate_views(config, layout)[:-1]:
+    for view in (v for v in generate_views(config, layout) if v.event is not None):
         assert f"= '{view.name}'" in view.query
         assert f".schema_version = {view.schema_version}\n" in view.query
 
@@ -133,7 +146,7 @@ def test_each_layout_reads_its_table(config: DeploymentConfig) -> None:
             t.sql("bigquery")
             for v in generate_views(config, layout)
             for t in sqlglot.parse_one(v.query, dialect="bigquery").find_all(exp.Table)
-            if t.db
+            if t.db and not v.reads
         }
 
     assert tables("partitioned") == {
@@ -143,7 +156,7 @@ def test_each_layout_reads_its_table(config: DeploymentConfig) -> None:
         "`acme-agents-prod.agent_logs.run_googleapis_com_stdout_*` AS sink"
     }
     assert tables("analytics") == {"`acme-agents-prod.agent_logs._AllLogs` AS sink"}
-    for view in generate_views(config, "analytics"):
+    for view in (v for v in generate_views(config, "analytics") if not v.reads):
         assert "sink.log_id = 'run.googleapis.com/stdout'" in view.query
 
 

@@ -34,7 +34,7 @@ def test_a_domain_scoped_sink_named_like_a_keyword_still_builds() -> None:
         target=TargetConfig(project="example.com:acme-views", dataset="agent_telemetry"),
     )
     views = generate_views(config, "partitioned")
-    for view in views:
+    for view in (v for v in views if not v.reads):
         tables = {
             (t.catalog, t.db, t.name)
             for t in sqlglot.parse_one(view.query, dialect="bigquery").find_all(exp.Table)

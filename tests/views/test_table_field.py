@@ -45,7 +45,8 @@ def test_the_json_schema_is_the_fields_written_out() -> None:
 
 def test_a_view_column_has_the_type_of_the_sink_field_it_reads(config: DeploymentConfig) -> None:
     sink = {f.name: f for f in payload_fields()}
-    for view in generate_views(config, "partitioned")[:-1]:  # the quality view reads no field
+    # telemetry_quality and lane_health read no field as it is
+    for view in (v for v in generate_views(config, "partitioned") if v.event is not None):
         for column in view.columns:
             if column.name in sink:
                 assert column.schema_field().shape() == sink[column.name].shape(), column.name

@@ -15,6 +15,7 @@ from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.schema import EventSpec, PipelineRun, event_spec
 from agent_telemetry.schema.versions import registry_specs
 from agent_telemetry.views import (
+    LANE_VIEW,
     QUALITY_VIEW,
     ViewBuildError,
     binding_violations,
@@ -52,7 +53,10 @@ def test_a_bumped_event_has_a_view_per_version_each_bound_to_its_own_fields(
         "pipeline_render",
         "provider_status",
         QUALITY_VIEW,
+        LANE_VIEW,
     ]
+    # lane_health reads the newest version's view
+    assert views[LANE_VIEW].reads == ("pipeline_run_v2", "provider_status")
     v1, v2 = views["pipeline_run"], views["pipeline_run_v2"]
     assert (v1.event, v1.schema_version, v1.labels["schema-version"]) == ("pipeline_run", 1, "1")
     assert (v2.event, v2.schema_version, v2.labels["schema-version"]) == ("pipeline_run", 2, "2")
@@ -77,7 +81,7 @@ def test_a_retired_versions_view_names_its_successor(config: DeploymentConfig) -
 
 
 def test_the_quality_view_covers_every_version(config: DeploymentConfig) -> None:
-    quality = generate_views(config, "partitioned", SPECS)[-1]
+    quality = {v.name: v for v in generate_views(config, "partitioned", SPECS)}[QUALITY_VIEW]
     assert [c.name for c in quality.columns][:3] == ["day", "event", "schema_version"]
     assert "pipeline_run_lines.schema_version = 1" in quality.query
     assert "pipeline_run_v2_lines.schema_version = 2" in quality.query

@@ -123,6 +123,15 @@ def test_first_apply_creates_every_view_and_they_read_the_emitted_lines(
         bq_client, bq_retry, f"SELECT provider, state, probe FROM `{target}.provider_status`"
     )
     assert status == [{"provider": "vertex", "state": "rate_limited", "probe": "preflight"}]
+    # lane_health, created after the views it reads, reads them (these runs name no lane).
+    lanes = rows(
+        bq_client,
+        bq_retry,
+        f"SELECT provider, state, runs_ended, looks_dead FROM `{target}.lane_health`",
+    )
+    assert lanes == [
+        {"provider": "vertex", "state": "rate_limited", "runs_ended": 0, "looks_dead": False}
+    ]
     quality = rows(
         bq_client,
         bq_retry,

@@ -12,7 +12,7 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_run` (
     description='Outcome of the run. One of: ok, needs_attention, failed, not_ready.'
   ),
   reason OPTIONS (
-    description='Why the run was not ok. One of: validation, render, deadline, budget, error, busy, capacity, no_dataset, incomplete_bindings.'
+    description='Why the run was not ok. One of: validation, render, deadline, budget, error, busy, capacity, no_dataset, incomplete_bindings, stalled.'
   ),
   error_class OPTIONS (
     description='Innermost error of a failed run, mapped to a closed class. One of: timeout, rate_limited, quota_exhausted, model_overloaded, renderer_unavailable, render_busy, validation, upstream, cancelled, other.'
@@ -37,6 +37,9 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_run` (
   ),
   model_calls OPTIONS (
     description='Model calls the run made. Integer 0 .. 200.'
+  ),
+  provider OPTIONS (
+    description='Model-provider lane the run used (as in provider_status). One of: anthropic, vertex, openai, ollama, other.'
   ),
   invalid_fields OPTIONS (
     description='Names of fields whose values the emitter rejected; those columns are NULL.'
@@ -133,6 +136,11 @@ WITH lines AS (
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
       NULL
     ) AS model_calls,
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS provider,
     ARRAY(
       SELECT
         JSON_VALUE(item, '$') AS _col_0
@@ -150,7 +158,8 @@ WITH lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS invalid_fields
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
@@ -160,7 +169,7 @@ WITH lines AS (
     sink.insert_id IS NULL
     OR ROW_NUMBER() OVER (
       PARTITION BY sink.insert_id, sink.timestamp
-      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
     ) = 1
 )
 SELECT
@@ -181,7 +190,8 @@ SELECT
       'busy',
       'capacity',
       'no_dataset',
-      'incomplete_bindings'
+      'incomplete_bindings',
+      'stalled'
     )
     THEN lines.reason
   END AS reason,
@@ -232,6 +242,10 @@ SELECT
     AND lines.model_calls = TRUNC(lines.model_calls)
     THEN CAST(lines.model_calls AS INT64)
   END AS model_calls,
+  CASE
+    WHEN lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other')
+    THEN lines.provider
+  END AS provider,
   lines.invalid_fields AS invalid_fields
 FROM lines AS lines
 WHERE
