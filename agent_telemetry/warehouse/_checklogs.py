@@ -18,11 +18,12 @@ count it once, and counted as a duplicate.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_telemetry.schema import EVENT_VERSIONS, EventSpec, FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.coverage import Coverage, Observed, coverage
@@ -45,8 +46,18 @@ from agent_telemetry.warehouse._judge import (
     time_of,
 )
 from agent_telemetry.warehouse._load_progress import LoadProgress
-from agent_telemetry.warehouse._load_scan import Kind, Shape, Telemetry, iter_records
+from agent_telemetry.warehouse._load_scan import (
+    Kind,
+    Record,
+    Shape,
+    Telemetry,
+    _record,
+    iter_records,
+)
 from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Limits, LogInput
+
+if TYPE_CHECKING:
+    from agent_telemetry.warehouse._checklogs_fast import FastCheck, FileCounts
 
 OTHER_NAME = "<name not shown>"  # an unknown event, or a reason the emitter never writes
 UNKNOWN_KEY = "<unknown key>"  # key names are never shown: a key can be personal data
@@ -292,6 +303,7 @@ def check_logs(
     strict_types: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     progress: LoadProgress | None = None,
+    fast: bool = True,
 ) -> LogCheckReport:
     """Check every telemetry line of every file; never raises for what a line holds
     (``LoadError`` for a file that cannot be read or decoded at all). A file named
@@ -311,12 +323,19 @@ def check_logs(
     # Across files, as the views see every file in one table: the copies of each entry
     # wait until every file is read, then the one the views keep is checked.
     copies = Copies(SinkPayload(frozenset(PAYLOAD_KINDS)))
+    fast_check = _fast_check(report) if fast and files else None
     try:
         for path in files:
             with LogInput(path, limits=limits) as log:
                 if progress is not None:
                     progress.start_file(path.name, path.stat().st_size if path.is_file() else 0)
-                _check_file(report, log, copies, progress)
+                counts = fast_check.check(log) if fast_check is not None else None
+                if fast_check is None or counts is None:
+                    _check_file(report, log, copies, progress)
+                else:
+                    if progress is not None:  # DuckDB read the whole file
+                        progress.update(os.fstat(log.fileno()).st_size)
+                    _check_fast(report, log, counts, fast_check.rest(), copies)
                 if progress is not None:
                     progress.finish_file()
         for telemetry in copies.kept():
@@ -324,7 +343,59 @@ def check_logs(
         report.conflicting = copies.conflicting
     finally:
         copies.close()
+        if fast_check is not None:
+            fast_check.close()
     return report
+
+
+def _fast_check(report: LogCheckReport) -> FastCheck | None:
+    """The SQL path, when DuckDB is installed (the ``cli`` extra): check-logs runs
+    without it, on the slow path."""
+    try:
+        from agent_telemetry.warehouse._checklogs_fast import FastCheck
+    except ImportError:
+        return None
+    newest: dict[str, int] = {}  # event name -> its current version
+    for name, version in report.versions:
+        newest[name] = max(version, newest.get(name, version))
+    return FastCheck({name: (newest[name], check.spec) for name, check in report.events.items()})
+
+
+def _check_fast(
+    report: LogCheckReport,
+    log: LogInput,
+    counts: FileCounts,
+    rest: Iterable[tuple[int, bytes]],
+    copies: Copies,
+) -> None:
+    """A file judged in SQL: count its clean lines, then check the rest as the slow path."""
+    checked = FileCheck(log.label, log.layout, str(log.encoding))
+    report.files.append(checked)
+    for kind, count in counts.kinds.items():
+        checked.records += count
+        if kind is Kind.TELEMETRY:
+            checked.telemetry += count
+        elif kind is Kind.OVERSIZED:
+            checked.oversized += count
+        else:  # SQL decides no other kind than text and other JSON
+            checked.non_telemetry += count
+    for name, clean in counts.clean.items():
+        check = report.events[name]
+        check.lines += clean.lines
+        check.valid += clean.lines
+        check.versions[clean.version] += clean.lines
+        for field_name, cov in check.coverage.items():
+            valid, distinct, low, high = clean.fields[field_name]
+            cov.valid += valid
+            seen = [value for value in distinct if value is not None]
+            cov.members.update(v for v in seen if isinstance(v, str))
+            cov.booleans.update(v for v in seen if isinstance(v, bool))
+            if low is not None:
+                cov.low = low if cov.low is None else min(cov.low, low)
+                cov.high = high if cov.high is None else max(cov.high, high)
+    for number, line in rest:
+        _check_record(report, checked, _record(line, number), copies)
+    checked.stopped = log.stopped
 
 
 def _check_file(
@@ -335,9 +406,15 @@ def _check_file(
     for number, record in enumerate(iter_records(log)):
         if progress is not None and not number % PROGRESS_EVERY:
             progress.update(log.consumed)
-        kind = record.kind
-        if kind is Kind.BLANK:
-            continue
+        _check_record(report, checked, record, copies)
+    checked.stopped = log.stopped
+
+
+def _check_record(
+    report: LogCheckReport, checked: FileCheck, record: Record, copies: Copies
+) -> None:
+    kind = record.kind
+    if kind is not Kind.BLANK:
         checked.records += record.count
         telemetry = record.telemetry
         if telemetry is not None:
@@ -360,7 +437,6 @@ def _check_file(
             checked.undecodable += 1
         else:
             checked.non_telemetry += record.count
-    checked.stopped = log.stopped
 
 
 def _check_payload(report: LogCheckReport, telemetry: Telemetry, when: str | None) -> None:

@@ -27,6 +27,8 @@ LogEntries, value by value (a value of another JSON type reads as NULL).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._load_scan import MAX_DEPTH
 from agent_telemetry.warehouse._source import MAX_RECORD
@@ -78,8 +80,10 @@ def _string(fragment: str) -> str:
 class JudgeSql:
     """The statement judging one file's lines, for a sink keeping ``keep``."""
 
-    def __init__(self, keep: frozenset[str]) -> None:
-        self.kinds: dict[str, ValueKind] = {k: v for k, v in PAYLOAD_KINDS.items() if k in keep}
+    def __init__(
+        self, keep: frozenset[str], kinds: Mapping[str, ValueKind] = PAYLOAD_KINDS
+    ) -> None:
+        self.kinds: dict[str, ValueKind] = {k: v for k, v in kinds.items() if k in keep}
         payload = list(self.kinds)
         self.payload_keys = payload
         self.top_keys = list(dict.fromkeys([*payload, *_OWN_KEYS]))
@@ -126,7 +130,8 @@ class JudgeSql:
         return value, python
 
     def stages(self, reader: str) -> dict[str, str]:
-        """The SELECTs over ``reader`` (one VARCHAR column ``line`` per line), each
+        """The SELECTs over ``reader`` (a VARCHAR column ``line`` per line; other
+        columns are carried through to ``judged``), each
         over the one before; ``final`` gives each line's ``kind`` (a ``Kind`` value or
         ``python``), its judged ``jsonPayload``, ``timestamp`` and ``insertId`` when it
         is telemetry, and the ``line`` itself when Python must judge it."""
@@ -145,10 +150,10 @@ class JudgeSql:
             f"WHEN {stripped}[1] IN ('{{', '[', '\ufeff') THEN '{PYTHON}' ELSE 'text' END"
         )
         parsed = (
-            f"SELECT line, first, v, CASE WHEN v IS NOT NULL THEN json_keys(line) END "
-            "AS keys FROM (SELECT line, first, CASE WHEN first = 'json' THEN "
+            f"SELECT *, CASE WHEN v IS NOT NULL THEN json_keys(line) END "
+            "AS keys FROM (SELECT *, CASE WHEN first = 'json' THEN "
             f"TRY(from_json(line, {_fragments(self.top_keys)})) END AS v "
-            f"FROM (SELECT line, {first} AS first FROM {reader}))"
+            f"FROM (SELECT *, {first} AS first FROM {reader}))"
         )
         present = "coalesce(v.{0}, 'null') <> 'null'"
         envelope = f"{present.format('event')} AND {present.format('schema_version')}"
@@ -199,6 +204,22 @@ class JudgeSql:
             f"FROM (SELECT *, CASE WHEN {telemetry} THEN {stamp} END AS stamp FROM ({judged}))"
         )
         return {"parsed": parsed, "shaped": shaped, "judged": judged, "final": final}
+
+    def fragment(self, key: str) -> str:
+        """A judged telemetry line's ``key`` as its JSON text (SQL NULL when absent),
+        over ``judged``: the payload's key, or for an emitter line, the record's."""
+        name = _ident(key)
+        if key not in self.kinds:
+            return f"CAST(CASE WHEN shape = 'emitter' THEN v.{name} END AS VARCHAR)"
+        return f"CAST(CASE WHEN shape = 'entry' THEN e.{name} ELSE v.{name} END AS VARCHAR)"
+
+    def value(self, key: str) -> str:
+        """The payload's ``key`` as the sink stores it (``_judge.READERS``), over ``judged``."""
+        return self._value(key, self.kinds[key])[0]
+
+    def stamp(self) -> str:
+        """The line's sink ``timestamp``, over ``judged``."""
+        return self._timestamp()[0]
 
     def statement(self, reader: str) -> str:
         return self.stages(reader)["final"]

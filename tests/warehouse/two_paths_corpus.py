@@ -205,3 +205,39 @@ def duplicated_entries(seed: int, count: int) -> bytes:
         ]
         lines.append(_object(pairs))
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _valid(spec: Any, rnd: random.Random) -> Any:
+    if spec.kind == "enum":
+        return rnd.choice(spec.members)
+    if spec.kind == "bool":
+        return rnd.random() < 0.5
+    return rnd.choice([spec.ge, spec.le, rnd.randint(spec.ge, spec.le)])
+
+
+def valid_lines(seed: int, count: int, *, entries: bool = True) -> bytes:
+    """Lines the emitter writes, mostly valid: every member, both booleans and both
+    bounds turn up; some as LogEntries with insert ids (a few exported twice), a few
+    with one value out of place."""
+    rnd = random.Random(seed)
+    lines = []
+    for number in range(count):
+        spec = rnd.choice(SPECS)
+        payload: dict[str, Any] = {"event": spec.name, "schema_version": 1}
+        for field in spec.fields:
+            if field.required or rnd.random() < 0.7:
+                payload[field.name] = _valid(field, rnd)
+        if spec.fields and rnd.random() < 0.05:  # one value out of its set or bounds
+            field = rnd.choice(spec.fields)
+            payload[field.name] = {"enum": "zzz", "bool": "true", "int": 10**12}[field.kind]
+        time = f"2026-05-09T07:{number // 60 % 60:02d}:{number % 60:02d}.{number:06d}Z"
+        roll = rnd.random() if entries else 0.0
+        if roll < 0.6:
+            lines.append(json.dumps({**payload, "severity": "INFO", "time": time}))
+        else:
+            entry_id = f"id-{rnd.randrange(count * 2) if roll < 0.7 else number}"
+            entry = {"insertId": entry_id, "timestamp": time[:-8] + "Z", "jsonPayload": payload}
+            if roll < 0.8:
+                entry["resource"] = {"type": "cloud_run_revision"}
+            lines.append(json.dumps(entry))
+    return ("\n".join(lines) + "\n").encode()

@@ -1,0 +1,218 @@
+"""The fast path of ``check-logs``: the load's SQL judge counts the lines it finds clean.
+
+A file that qualifies for the load's fast path (``_load_fast.qualifies``) is read and
+judged by ``_judge_sql`` in DuckDB. A telemetry line the SQL judge decided is *clean*
+when the check could find nothing to report on it: a known event at its current
+version, a timestamp, no ``invalid_fields``, no ``unknown_fields`` above 0, no key the
+event does not define, every required field present, and every value in the JSON type
+the emitter writes (no coercion) and inside its field's set or bounds. Clean lines are
+only counted, per event, with the coverage they show (members, booleans, extremes).
+
+Every other line goes, in file order and with its line number, through the very
+judgement of the slow path (``_checklogs``): lines SQL leaves to Python, telemetry that
+breaks or bends a rule (for its violations, coercions and positions), rejected and
+unknown events, retired versions, and every LogEntry with an ``insertId`` (its copies
+wait in ``Copies`` until every file is read, as on the slow path). Plain text, other
+JSON, blank and oversized lines are counted in SQL, as the load counts them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from agent_telemetry.schema import EventSpec, FieldSpec
+from agent_telemetry.schema.envelope import ENVELOPE_KEYS
+from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS
+from agent_telemetry.warehouse._judge_sql import PYTHON, JudgeSql, _lit
+from agent_telemetry.warehouse._load_fast import opened, qualifies
+from agent_telemetry.warehouse._load_scan import Kind
+from agent_telemetry.warehouse._source import LogInput
+
+CHECKED = "_agent_telemetry_checked"
+# Each line as one VARCHAR (as the load reads it), numbered from 1 in file order.
+_READER = (
+    "(SELECT line, row_number() OVER () AS n FROM read_csv($path, columns = "
+    "{'line': 'VARCHAR'}, header = false, auto_detect = false, delim = '\\x01', "
+    "quote = '', escape = '', new_line = '\\n'))"
+)
+# LogEntries with insert ids all go to Python (``Copies``): for a file that starts with
+# them, the SQL pass would only add its cost. Which path a file takes never changes
+# the report.
+_KEYED, _SNIFF = b'"insertId"', 1 << 16
+_KINDS = {kind.value: kind for kind in Kind}
+_SQL_KIND = {"int": "int", "enum": "string", "bool": "bool"}  # FieldSpec -> PAYLOAD_KINDS
+_ENVELOPE_KINDS = {
+    "event": "string",
+    "schema_version": "int",
+    "invalid_fields": "strings",
+    "unknown_fields": "int",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CleanCounts:
+    """What the clean lines of one event showed."""
+
+    lines: int
+    version: int  # the event's current version: clean lines are of it
+    fields: Mapping[str, tuple[int, list[Any], Any, Any]]  # valid, distinct, min, max
+
+
+@dataclass(frozen=True, slots=True)
+class FileCounts:
+    """A file's lines decided in SQL: records by kind (clean telemetry included) and the
+    clean lines per event."""
+
+    kinds: Mapping[Kind, int]
+    clean: Mapping[str, CleanCounts]
+
+
+def _nullish(fragment: str) -> str:
+    """The key is absent or null (``payload.get(key) is None``)."""
+    return f"coalesce({fragment}, 'null') = 'null'"
+
+
+def _field_holds(judge: JudgeSql, spec: FieldSpec) -> str:
+    """SQL: the field is absent where allowed, or holds a native, allowed value."""
+    fragment, value = judge.fragment(spec.name), judge.value(spec.name)
+    if spec.kind == "enum":
+        good = f"{value} IN ({', '.join(_lit(m) for m in spec.members)})"
+    elif spec.kind == "bool":  # "true" as a string is a coercion: the slow path counts it
+        good = f"{fragment} IN ('true', 'false')"
+    elif spec.ge is None or spec.le is None:
+        good = "false"
+    else:  # a non-null integer is a plain integer (else Python judges the line)
+        good = f"{value} BETWEEN {spec.ge} AND {spec.le}"
+    absent = "false" if spec.required else "true"
+    return f"(CASE WHEN {_nullish(fragment)} THEN {absent} ELSE coalesce({good}, false) END)"
+
+
+def sql_checkable(spec: EventSpec) -> bool:
+    """Whether the SQL judge reads every field of the event as the check reads it."""
+    return all(
+        PAYLOAD_KINDS.get(f.name) == _SQL_KIND[f.kind]
+        and f.name not in LIFTED_KEYS
+        and f.name not in ENVELOPE_KEYS
+        for f in spec.fields
+    )
+
+
+class FastCheck:
+    """Judge files in SQL for ``check-logs``; one per run (the statement is built once)."""
+
+    def __init__(self, current: Mapping[str, tuple[int, EventSpec]]) -> None:
+        """``current``: event name -> (its current version, its spec)."""
+        self.judge = judge = JudgeSql(frozenset(PAYLOAD_KINDS))
+        self.versions = {name: version for name, (version, _) in current.items()}
+        self.specs = {name: spec for name, (_, spec) in current.items() if sql_checkable(spec)}
+        self.con = duckdb.connect()
+        judged = judge.stages(_READER)["judged"]
+        telemetry = "kind IN ('entry', 'emitter')"
+        cases = " ".join(
+            f"WHEN {_lit(name)} THEN {self._clean(current[name][0], spec)}"
+            for name, spec in self.specs.items()
+        )
+        clean = (
+            f"{telemetry} AND stamp IS NOT NULL AND {_nullish(judge.fragment('invalid_fields'))} "
+            f"AND ({_nullish(judge.fragment('unknown_fields'))} "
+            f"OR {judge.value('unknown_fields')} = 0) "
+            "AND (shape = 'emitter' OR coalesce(CAST(v.insertId AS VARCHAR), 'null') = 'null') "
+            f"AND coalesce(CASE {judge.value('event')} {cases} ELSE false END, false)"
+            if cases
+            else "false"
+        )
+        self.fields = sorted({f.name: f for s in self.specs.values() for f in s.fields}.items())
+        values = ", ".join(
+            f"CASE WHEN clean THEN {judge.value(name)} END AS {_column(i)}"
+            for i, (name, _) in enumerate(self.fields)
+        )
+        kind = f"CASE WHEN clean THEN 'clean' WHEN {telemetry} THEN '{PYTHON}' ELSE kind END"
+        self._create = (
+            f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT n, {kind} AS kind, "
+            f"CASE WHEN clean THEN {judge.value('event')} END AS event, "
+            f"{values}{', ' if values else ''}"
+            f"CASE WHEN NOT clean AND ({telemetry} OR kind = '{PYTHON}') THEN line END AS line "
+            f"FROM (SELECT *, coalesce({clean}, false) AS clean FROM (SELECT *, "
+            f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})))"
+        )
+
+    def _clean(self, version: int, spec: EventSpec) -> str:
+        judge = self.judge
+        known = ENVELOPE_KEYS | set(spec.field_names)
+        # Keys the event does not define hold nothing (a null is an absent key).
+        strangers = " AND ".join(
+            f"(shape = 'entry' OR {_nullish(judge.fragment(key))})"
+            for key in judge.top_keys
+            if key not in known and key not in judge.kinds
+        )
+        payload_strangers = [
+            _nullish(judge.fragment(key)) for key in judge.payload_keys if key not in known
+        ]
+        parts = [
+            f"{judge.value('schema_version')} = {version}",
+            *(_field_holds(judge, f) for f in spec.fields),
+            *payload_strangers,
+        ]
+        if strangers:
+            parts.append(strangers)
+        return "(" + " AND ".join(parts) + ")"
+
+    def check(self, log: LogInput) -> FileCounts | None:
+        """Judge the file into the checked table; None when DuckDB cannot read it exactly
+        (the file then takes the slow path)."""
+        con = self.con
+        if not qualifies(log) or _KEYED in os.pread(log.fileno(), _SNIFF, 0):
+            return None
+        try:
+            con.execute(self._create, {"path": str(opened(log))})
+        except (duckdb.InvalidInputException, duckdb.IOException):
+            con.execute(f"DROP TABLE IF EXISTS {CHECKED}")
+            return None
+        rows = con.execute(
+            f"SELECT kind, count(*) FROM {CHECKED} WHERE kind NOT IN ('blank', '{PYTHON}') "
+            "GROUP BY kind"
+        ).fetchall()
+        kinds = {
+            (Kind.TELEMETRY if kind == "clean" else _KINDS[kind]): count for kind, count in rows
+        }
+        return FileCounts(kinds, self._clean_counts(con) if Kind.TELEMETRY in kinds else {})
+
+    def _clean_counts(self, con: duckdb.DuckDBPyConnection) -> dict[str, CleanCounts]:
+        aggregates = []
+        for i, (_, spec) in enumerate(self.fields):
+            column = _column(i)
+            distinct = f"list(DISTINCT {column})" if spec.kind != "int" else "NULL"
+            aggregates.append(f"count({column}), {distinct}, min({column}), max({column})")
+        select = ", ".join(["event", "count(*)", *aggregates])
+        counts = {}
+        for row in con.execute(
+            f"SELECT {select} FROM {CHECKED} WHERE kind = 'clean' GROUP BY event"
+        ).fetchall():
+            fields = {
+                name: (row[2 + 4 * i], row[3 + 4 * i] or [], row[4 + 4 * i], row[5 + 4 * i])
+                for i, (name, _) in enumerate(self.fields)
+            }
+            counts[row[0]] = CleanCounts(row[1], self.versions[row[0]], fields)
+        return counts
+
+    def rest(self) -> Iterator[tuple[int, bytes]]:
+        """The lines the slow path's judgement must see, in file order: (number, line)."""
+        cursor = self.con.execute(
+            f"SELECT n, line FROM {CHECKED} WHERE kind = ? ORDER BY n", [PYTHON]
+        )
+        while rows := cursor.fetchmany(4096):
+            for number, line in rows:
+                yield number, line.encode("utf-8")
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def _column(number: int) -> str:
+    """The checked table's column of a field (a field may be called ``kind`` or ``n``)."""
+    return f"field_{number}"

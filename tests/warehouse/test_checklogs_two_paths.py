@@ -1,0 +1,88 @@
+"""``check-logs`` gives the same report with its SQL path on and off.
+
+With ``fast`` on, the lines the SQL judge finds clean are only counted in SQL
+(``_checklogs_fast``) and every other line is checked by Python; off, Python checks
+every line. Over the hostile corpora of the load's two paths (two_paths_corpus.py and
+the 17 files of corpus.py), alone and all together (duplicates across files), with and
+without ``--strict-types``, the whole report must be equal: counts, violations by field
+and rule, coercions, coverage, versions and the positions of truncated lines.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_telemetry.schema import EVENT_VERSIONS, event_spec
+from agent_telemetry.schema.versions import current_models
+from agent_telemetry.warehouse._checklogs import check_logs
+from agent_telemetry.warehouse._checklogs_fast import FastCheck
+from agent_telemetry.warehouse._source import LogInput
+from tests.warehouse.corpus import corpus
+from tests.warehouse.test_two_paths import FILES
+from tests.warehouse.two_paths_corpus import valid_lines
+
+CHECK_FILES = {
+    **FILES,
+    "two-valid.jsonl": valid_lines(11, 3000),
+    "two-valid-emitter.jsonl": valid_lines(12, 3000, entries=False),
+    "two-valid-again.jsonl": valid_lines(11, 300),  # entries exported twice, across files
+}
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    directory = tmp_path_factory.mktemp("check-two-paths")
+    paths = {}
+    for name, data in CHECK_FILES.items():
+        paths[name] = directory / name
+        paths[name].write_bytes(data)
+    for item in corpus():
+        paths[item.name] = directory / item.name
+        paths[item.name].write_bytes(item.data)
+    return paths
+
+
+def _report(paths: list[Path], *, fast: bool, strict: bool) -> dict[str, Any]:
+    return check_logs(paths, strict_types=strict, fast=fast).as_dict()
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["lenient", "strict"])
+def test_report_is_the_same_with_the_sql_path_on_and_off(
+    written: dict[str, Path], strict: bool
+) -> None:
+    for name, path in written.items():
+        fast, slow = (
+            _report([path], fast=True, strict=strict),
+            _report([path], fast=False, strict=strict),
+        )
+        assert fast == slow, name
+    every = list(written.values())
+    assert _report(every, fast=True, strict=strict) == _report(every, fast=False, strict=strict)
+
+
+def _current() -> dict[str, tuple[int, Any]]:
+    current = {}
+    for name, model in current_models(EVENT_VERSIONS).items():
+        version = max(v for n, v in EVENT_VERSIONS if n == name)
+        current[name] = (version, event_spec(model))
+    return current
+
+
+def test_the_sql_path_counts_most_clean_lines(written: dict[str, Path]) -> None:
+    """Not a vacuous equality: SQL counts thousands of clean lines of the corpora itself,
+    and leaves lines with violations to Python."""
+    check = FastCheck(_current())
+    clean = rest = 0
+    for path in written.values():
+        with LogInput(path) as log:
+            if (counts := check.check(log)) is None:
+                continue
+            clean += sum(c.lines for c in counts.clean.values())
+            rest += sum(1 for _ in check.rest())
+    check.close()
+    assert clean > 1000
+    # Files with insert ids take the slow path whole: the hostile emitter lines remain.
+    assert rest > 200
