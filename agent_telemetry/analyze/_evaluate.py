@@ -150,6 +150,7 @@ def _table(name: str, table: TableRows) -> Any:
 def _content(table: TableRows) -> Any:
     kinds = [kind for _, kind in (*table.columns, *table.pseudo)]
     content = local_service.TableContent()
+    content.table_data.SetInParent()  # an empty table is a table with no rows, not unset
     for row in table.rows:
         cells = content.table_data.row.add().cell
         cells.extend(to_value(value, kind) for value, kind in zip(row, kinds, strict=True))

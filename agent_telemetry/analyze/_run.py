@@ -52,11 +52,14 @@ def view_tables(
     names a query may write (``project.dataset.view`` and ``dataset.view``)."""
     tables = {".".join(source_path(config, RUN_LAYOUT)): sample}
     views: dict[str, TableRows] = {}
-    for view in generate_views(config, RUN_LAYOUT):
-        answer = evaluate(view.query, tables, service)
+    ids: dict[str, str] = {}
+    for view in generate_views(config, RUN_LAYOUT):  # a view comes after those it reads
+        read = {ids[name]: views[ids[name]] for name in sorted(view.reads)}
+        answer = evaluate(view.query, {**tables, **read}, service)
         typed = list(zip((c.name for c in answer.columns), answer.column_types, strict=True))
         result = TableRows(typed, answer.rows)
         views[view.table_id] = result
+        ids[view.name] = view.table_id
         views[f"{view.dataset}.{view.name}"] = result
     return views
 

@@ -43,6 +43,7 @@ from agent_telemetry.deploy._plan import (
 from agent_telemetry.deploy._read import dry_run, make_plan, read_deployed
 from agent_telemetry.deploy._sink import patched_schema
 from agent_telemetry.deploy._types import BigQueryError, DryRun
+from agent_telemetry.schema import EventSpec
 from agent_telemetry.views import ViewDefinition
 
 
@@ -102,9 +103,11 @@ def apply_plan(
     layout: Layout | None = None,
     adopt: bool = False,
     patch_sink: bool = False,
+    specs: tuple[EventSpec, ...] | None = None,
 ) -> ApplyResult:
-    """Apply the approved plan; see the module docstring for when it writes nothing."""
-    plan = make_plan(warehouse, config, views, layout)
+    """Apply the approved plan; see the module docstring for when it writes nothing.
+    ``specs``: the catalogue's event versions, as ``make_plan`` takes them."""
+    plan = make_plan(warehouse, config, views, layout, specs)
     return apply_planned(warehouse, plan, approval, adopt=adopt, patch_sink=patch_sink)
 
 

@@ -22,6 +22,7 @@ from agent_telemetry.deploy._plan import (
 )
 from agent_telemetry.deploy._sink import missing_payload_fields, sink_table_name
 from agent_telemetry.deploy._types import DryRun
+from agent_telemetry.schema import EventSpec
 from agent_telemetry.views import ViewDefinition, generate_views, inlined_query, table_ref
 
 
@@ -30,11 +31,15 @@ def make_plan(
     config: DeploymentConfig,
     views: Sequence[ViewDefinition] | None = None,
     layout: Layout | None = None,
+    specs: tuple[EventSpec, ...] | None = None,
 ) -> DeploymentPlan:
-    """Read what is deployed, dry-run every generated view, and hash it all."""
+    """Read what is deployed, dry-run every generated view, and hash it all.
+
+    ``specs``: every version of every event of the catalogue deployed (default: the
+    package's own); the views (unless given) and the sink's payload are generated from it."""
     chosen: Layout = layout or config.source.layout
     if views is None:
-        views = generate_views(config, chosen)
+        views = generate_views(config, chosen, specs)
     target = config.target
     if not warehouse.dataset_exists(target.project, target.dataset):
         raise PlanError(
@@ -44,7 +49,7 @@ def make_plan(
     for view in views:
         if (view.project, view.dataset) != (target.project, target.dataset):
             raise PlanError(f"{view.name}: generated for another target dataset")
-    sink = sink_plan(warehouse, config, chosen)
+    sink = sink_plan(warehouse, config, chosen, specs)
     planned = tuple(plan_view(warehouse, v, dry_run(warehouse, v, views)) for v in views)
     return assemble_plan(
         target=f"{target.project}.{target.dataset}",
@@ -64,14 +69,19 @@ def dry_run(
     return warehouse.dry_run(inlined_query(view, views))
 
 
-def sink_plan(warehouse: BigQueryWarehouse, config: DeploymentConfig, layout: Layout) -> SinkPlan:
+def sink_plan(
+    warehouse: BigQueryWarehouse,
+    config: DeploymentConfig,
+    layout: Layout,
+    specs: tuple[EventSpec, ...] | None = None,
+) -> SinkPlan:
     if layout == "analytics":
         return SinkPlan(table_id=None, state=None, missing=())
     source = config.source
     names = warehouse.list_table_ids(source.project, source.dataset) if layout == "sharded" else []
     table_id = f"{source.project}.{source.dataset}.{sink_table_name(config, layout, names)}"
     state = warehouse.get_table(table_id) if not table_id.endswith("*") else None
-    missing = missing_payload_fields(state.schema, layout) if state is not None else ()
+    missing = missing_payload_fields(state.schema, layout, specs) if state is not None else ()
     return SinkPlan(table_id=table_id, state=state, missing=missing)
 
 

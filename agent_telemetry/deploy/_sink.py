@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_telemetry.config import DeploymentConfig, Layout
+from agent_telemetry.schema import EventSpec
 from agent_telemetry.views import PAYLOAD_COLUMN, TableField, sink_fields
 
 _SHARD_SUFFIX = re.compile(r"[0-9]{8}")
@@ -46,9 +47,9 @@ def sink_table_name(config: DeploymentConfig, layout: Layout, table_names: Seque
     return shards[-1] if shards else table
 
 
-def desired_payload(layout: Layout) -> TableField:
+def desired_payload(layout: Layout, specs: tuple[EventSpec, ...] | None = None) -> TableField:
     payload = PAYLOAD_COLUMN[layout]
-    for field in sink_fields(layout):
+    for field in sink_fields(layout, specs):
         if field.name == payload:
             return field
     raise LookupError(f"sink schema has no {payload} record")  # pragma: no cover
@@ -71,10 +72,11 @@ def _missing(deployed: TableField, desired: TableField, path: str) -> list[Missi
 
 
 def missing_payload_fields(
-    deployed: Sequence[TableField], layout: Layout
+    deployed: Sequence[TableField], layout: Layout, specs: tuple[EventSpec, ...] | None = None
 ) -> tuple[MissingField, ...]:
-    """Payload fields of the models' sink schema that ``deployed`` lacks, in schema order."""
-    desired = desired_payload(layout)
+    """Payload fields of the models' sink schema (of ``specs``; default: the package's
+    events) that ``deployed`` lacks, in schema order."""
+    desired = desired_payload(layout, specs)
     have = _find(deployed, desired.name)
     if have is None:
         return (MissingField(desired.name, desired),)

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from agent_telemetry.deploy._client import BigQueryWarehouse
     from agent_telemetry.deploy._plan import DeploymentPlan
     from agent_telemetry.deploy._plan_document import CapacityChange
+    from agent_telemetry.project import Project
+    from agent_telemetry.schema import EventSpec
+    from agent_telemetry.views import ViewDefinition
 
 DEFAULT_APPROVAL = Path("telemetry-approval.json")
 
@@ -41,13 +44,33 @@ def _require_bigquery() -> None:
         _fail(exc)
 
 
-def _load(config_path: Path | None) -> DeploymentConfig:
+def _load(config_path: Path | None) -> Project:
+    """The deployment file and its catalogue, resolved once for the whole command."""
     from agent_telemetry.config import ConfigError
     from agent_telemetry.project import resolve_project
 
     try:
-        return resolve_project(config_path).config
+        return resolve_project(config_path)
     except ConfigError as exc:
+        _fail(exc)
+
+
+def planned_views(project: Project, layout: Layout | None) -> tuple[ViewDefinition, ...]:
+    """The views a plan deploys: generated from the project's catalogue, for ``layout``
+    (default: the config's)."""
+    from agent_telemetry.views import generate_views
+
+    return generate_views(project.config, layout, _version_specs(project))
+
+
+def _version_specs(project: Project) -> tuple[EventSpec, ...]:
+    """Every version of every event of the project's catalogue (importing it may fail:
+    one line says why)."""
+    from agent_telemetry.errors import AgentTelemetryError
+
+    try:
+        return project.catalogue.version_specs()
+    except AgentTelemetryError as exc:
         _fail(exc)
 
 
@@ -70,10 +93,13 @@ def _plan(config_path: Path | None, layout: str | None, endpoint: str | None) ->
     from agent_telemetry.deploy._read import make_plan
     from agent_telemetry.deploy._types import BigQueryError
 
-    config = _load(config_path)
-    warehouse = _connect(config, endpoint)
+    project = _load(config_path)
+    views = planned_views(project, _layout(layout))
+    warehouse = _connect(project.config, endpoint)
     try:
-        return make_plan(warehouse, config, layout=_layout(layout))
+        return make_plan(
+            warehouse, project.config, views, layout=_layout(layout), specs=_version_specs(project)
+        )
     except BigQueryError as exc:
         _fail(exc)
 
@@ -291,15 +317,23 @@ def apply_command(
     from agent_telemetry.deploy._report import render_apply
     from agent_telemetry.deploy._types import BigQueryError
 
-    config = _load(config_path)
+    project = _load(config_path)
     try:
         approval = read_approval(approval_path)
     except ApprovalError as exc:
         _fail(exc)
-    warehouse = _connect(config, endpoint)
+    views = planned_views(project, _layout(layout))
+    warehouse = _connect(project.config, endpoint)
     try:
         result = apply_plan(
-            warehouse, config, approval, layout=_layout(layout), adopt=adopt, patch_sink=patch_sink
+            warehouse,
+            project.config,
+            approval,
+            views=views,
+            layout=_layout(layout),
+            specs=_version_specs(project),
+            adopt=adopt,
+            patch_sink=patch_sink,
         )
     except BigQueryError as exc:
         _fail(exc)

@@ -45,6 +45,9 @@ COLOURS: dict[str, str] = {
     "public": "#54aeff",
     "premium": "#8250df",
     "admin": "#1a7f37",
+    "finishing work": "#2da44e",
+    "no run ended": "#8c959f",
+    "looks dead": "#cf222e",
 }
 _FALLBACK = ("#0969da", "#bf3989", "#953800", "#1b7c83", "#57606a")
 WIDTH_IN, HEIGHT_IN = 8.0, 3.4

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_telemetry.schema import ChatTurn, PipelineRun, ProviderStatus, event_spec
+from agent_telemetry.views import LANE_WINDOW_MINUTES
 
 if TYPE_CHECKING:
     from agent_telemetry.warehouse import Warehouse
@@ -47,6 +48,8 @@ WINDOW_MINUTES = 15
 STATUSES = _members(PipelineRun, "status")
 LANES = _members(PipelineRun, "lane")
 STATES = _members(ProviderStatus, "state")
+# What the lane_health chart calls each window.
+LANE_VERDICTS = ("finishing work", "no run ended", "looks dead")
 
 CHARTS: tuple[Chart, ...] = (
     Chart(
@@ -156,6 +159,27 @@ CHARTS: tuple[Chart, ...] = (
         x_label="time (UTC)",
         y_label="provider",
         series=STATES,
+    ),
+    Chart(
+        key="lane_health",
+        title="Provider lanes that look dead",
+        caption=(
+            "lane_health, per provider lane and 5-minute window: runs ended and none ok while "
+            "the lane's state is not live or runs were reaped stalled (looks dead), runs "
+            "ended with some ok (finishing work), or only a status line (no run ended). A lane "
+            "that looks busy but finishes nothing shows red even while its probe says live."
+        ),
+        sql=(
+            "SELECT provider, CASE WHEN looks_dead THEN 'looks dead' WHEN runs_ended > 0 "
+            f"THEN 'finishing work' ELSE 'no run ended' END AS verdict, window_start, "
+            f"window_start + INTERVAL {LANE_WINDOW_MINUTES} MINUTE AS window_end "
+            f"FROM lane_health ORDER BY {_order(ProviderStatus, 'provider', 'provider')}, "
+            "window_start"
+        ),
+        kind="timeline",
+        x_label="time (UTC)",
+        y_label="provider",
+        series=LANE_VERDICTS,
     ),
     Chart(
         key="refusals_errors",

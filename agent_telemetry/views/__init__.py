@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from agent_telemetry.views._dedupe import dedupe_violations
     from agent_telemetry.views._generate import generate_views
     from agent_telemetry.views._inline import inlined_query
-    from agent_telemetry.views._lanes import LANE_VIEW
+    from agent_telemetry.views._lanes import LANE_VIEW, LANE_WINDOW_MINUTES
     from agent_telemetry.views._lanes_proof import lane_violations
     from agent_telemetry.views._render import (
         MANAGED_BY,
@@ -91,6 +91,7 @@ _LAZY = {
     "view_lineage": "_bindings",
     "dedupe_violations": "_dedupe",
     "LANE_VIEW": "_lanes",
+    "LANE_WINDOW_MINUTES": "_lanes",
     "inlined_query": "_inline",
     "lane_violations": "_lanes_proof",
     "GENERATED_DIR": "_build",
@@ -117,6 +118,7 @@ __all__ = [
     "INSERT_ID_COLUMN",
     "JSON_NUMBER",
     "LANE_VIEW",
+    "LANE_WINDOW_MINUTES",
     "MANAGED_BY",
     "PAYLOAD_COLUMN",
     "QUALITY_COLUMNS",

@@ -39,6 +39,7 @@ from agent_telemetry.views.table_field import googlesql_type
 
 LANE_VIEW = "lane_health"
 WINDOW_MINUTES = 5
+LANE_WINDOW_MINUTES = WINDOW_MINUTES  # the public name (agent_telemetry.views)
 # The error classes a dead provider shows up as (counted per window, when failed).
 PROVIDER_ERRORS: tuple[str, ...] = ("rate_limited", "quota_exhausted", "model_overloaded")
 # Every value the view compares with, checked against the models' sets at build time.

@@ -301,6 +301,7 @@ class OrderKey:
     name: str
     repeated: bool  # ranked by its JSON text
     read_as: str  # how the JSON layout reads it: FLOAT64, BOOL or STRING
+    integer: bool  # read as the views read an integer: integral, |v| <= 2^53 - 1
 
 
 _READ_AS = {"INTEGER": "FLOAT64", "FLOAT": "FLOAT64", "BOOLEAN": "BOOL"}
@@ -310,7 +311,7 @@ def copy_order(specs: tuple[EventSpec, ...] | None = None) -> tuple[OrderKey, ..
     """Every payload column, in the sink schema's order: the copies of one log entry are
     ranked by these, NULL first, and the first is the copy the views keep."""
     return tuple(
-        OrderKey(f.name, f.mode == "REPEATED", _READ_AS.get(f.type, "STRING"))
+        OrderKey(f.name, f.mode == "REPEATED", _READ_AS.get(f.type, "STRING"), f.type == "INTEGER")
         for f in payload_fields(specs)
     )
 

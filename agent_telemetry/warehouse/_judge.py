@@ -25,12 +25,16 @@ value read from a string or a double is a coercion, which ``check-logs`` counts 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from agent_telemetry.views import JSON_NUMBER, payload_fields
 from agent_telemetry.warehouse._load_scan import Shape, Telemetry
+
+if TYPE_CHECKING:
+    from agent_telemetry.schema import EventSpec
 
 ValueKind = Literal["int", "string", "bool", "strings"]
 _INT64 = (-(2**63), 2**63 - 1)
@@ -166,17 +170,18 @@ def is_emitter_time(value: object) -> bool:
     )
 
 
-def _payload_kinds() -> dict[str, ValueKind]:
-    """How each payload key is read, from the pinned sink schema's types."""
+def payload_kinds(specs: tuple[EventSpec, ...] | None = None) -> dict[str, ValueKind]:
+    """How each payload key is read, from the pinned sink schema's types (of ``specs``'
+    catalogue; default: the package's own events)."""
     kinds: dict[str, ValueKind] = {}
     by_type: dict[str, ValueKind] = {"INTEGER": "int", "BOOLEAN": "bool"}
-    for field in payload_fields():
+    for field in payload_fields(specs):
         repeated = field.mode == "REPEATED"
         kinds[field.name] = "strings" if repeated else by_type.get(field.type, "string")
     return kinds
 
 
-PAYLOAD_KINDS: dict[str, ValueKind] = _payload_kinds()
+PAYLOAD_KINDS: dict[str, ValueKind] = payload_kinds()
 # Cloud Logging lifts these keys of an emitter line into the LogEntry.
 LIFTED_KEYS = frozenset({"time", "severity"})
 
@@ -197,8 +202,10 @@ class SinkPayload:
     taken in one comprehension; only the rest go through the readers one by one.
     """
 
-    def __init__(self, keep: frozenset[str]) -> None:
-        entry = {key: kind for key, kind in PAYLOAD_KINDS.items() if key in keep}
+    def __init__(
+        self, keep: frozenset[str], kinds: Mapping[str, ValueKind] = PAYLOAD_KINDS
+    ) -> None:
+        entry = {key: kind for key, kind in kinds.items() if key in keep}
         # Cloud Logging lifts these out of an emitter line's payload.
         emitter = {key: kind for key, kind in entry.items() if key not in LIFTED_KEYS}
         self._plans = {

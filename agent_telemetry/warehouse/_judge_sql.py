@@ -27,6 +27,8 @@ LogEntries, value by value (a value of another JSON type reads as NULL).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._load_scan import MAX_DEPTH
 from agent_telemetry.warehouse._source import MAX_RECORD
@@ -78,8 +80,10 @@ def _string(fragment: str) -> str:
 class JudgeSql:
     """The statement judging one file's lines, for a sink keeping ``keep``."""
 
-    def __init__(self, keep: frozenset[str]) -> None:
-        self.kinds: dict[str, ValueKind] = {k: v for k, v in PAYLOAD_KINDS.items() if k in keep}
+    def __init__(
+        self, keep: frozenset[str], kinds: Mapping[str, ValueKind] = PAYLOAD_KINDS
+    ) -> None:
+        self.kinds: dict[str, ValueKind] = {k: v for k, v in kinds.items() if k in keep}
         payload = list(self.kinds)
         self.payload_keys = payload
         self.top_keys = list(dict.fromkeys([*payload, *_OWN_KEYS]))

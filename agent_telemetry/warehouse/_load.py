@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from agent_telemetry.warehouse._duckdb_types import (
     quote_identifier,
 )
 from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
-from agent_telemetry.warehouse._judge import SinkPayload, insert_id, time_of
+from agent_telemetry.warehouse._judge import SinkPayload, ValueKind, insert_id, time_of
 from agent_telemetry.warehouse._load_fast import STAGED, FastJudge, python_lines, qualifies
 from agent_telemetry.warehouse._load_progress import LoadProgress
 from agent_telemetry.warehouse._load_scan import Kind, Record, _record, iter_records
@@ -145,10 +145,12 @@ def create_sink(
     *,
     table: str = SINK_TABLE,
     schema: Sequence[TableField] | None = None,
+    kinds: Mapping[str, ValueKind] | None = None,
 ) -> SinkColumns:
-    """(Re)create the empty sink table; ``schema`` overrides the models' sink schema."""
+    """(Re)create the empty sink table; ``schema`` overrides the models' sink schema,
+    ``kinds`` how the catalogue's payload keys are read (default: the package's)."""
     schema = default_sink_fields() if schema is None else schema
-    sink = SinkColumns.from_schema(schema)
+    sink = SinkColumns.from_schema(schema, kinds)
     con.execute(f"DROP TABLE IF EXISTS {quote_identifier(table)}")
     con.execute(create_table_sql(table, local_fields(schema)))
     return sink
@@ -164,6 +166,7 @@ def load_logs(
     replace: bool = True,
     limits: Limits = DEFAULT_LIMITS,
     fast: bool = True,
+    kinds: Mapping[str, ValueKind] | None = None,
 ) -> LoadReport:
     """Load every file into ``table`` (created from the sink schema when ``replace``).
     A file named twice (directly, through a link or by overlapping globs) is read once:
@@ -174,9 +177,9 @@ def load_logs(
     judges every record (the tests hold the two equal)."""
     files, repeated = distinct_inputs(Path(p) for p in paths)
     if replace:
-        sink = create_sink(con, table=table, schema=schema)
+        sink = create_sink(con, table=table, schema=schema, kinds=kinds)
     else:
-        sink = SinkColumns.from_schema(default_sink_fields() if schema is None else schema)
+        sink = SinkColumns.from_schema(default_sink_fields() if schema is None else schema, kinds)
     staging = _Staging(con, table, sink, fast=fast)
     loaded = []
     try:
@@ -224,7 +227,7 @@ class _Staging:
             f"{quote_identifier(TIMESTAMP)} TIMESTAMPTZ)"
         )
         # Only the pinned sink schema's types are what SQL judges into.
-        self.fast = FastJudge(sink.kept) if fast and sink.judged_types else None
+        self.fast = FastJudge(sink.kept, sink.kinds) if fast and sink.judged_types else None
 
     def drop(self) -> None:
         self.con.execute(f"DROP TABLE IF EXISTS {STAGED}")
@@ -283,7 +286,7 @@ def _load_file(
                 report.records += count
                 report.count(kind, count)
         records = (_record(raw, 0) for raw in python_lines(staging.con))
-    payload_of = SinkPayload(staging.sink.kept)
+    payload_of = SinkPayload(staging.sink.kept, staging.sink.kinds)
     rows: list[bytes] = []
     python_loaded = 0
     with spool.open("wb") as out:

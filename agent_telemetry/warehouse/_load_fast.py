@@ -13,11 +13,12 @@ land in the staging table, and ``_load`` finishes the file the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import duckdb
 
+from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._judge_sql import PYTHON, JudgeSql
 from agent_telemetry.warehouse._load_scan import Kind
 from agent_telemetry.warehouse._source import LogInput
@@ -51,8 +52,11 @@ def qualifies(log: LogInput) -> bool:
 class FastJudge:
     """Stage a file's SQL-judged rows; one per load (the statement is built once)."""
 
-    def __init__(self, keep: frozenset[str]) -> None:
-        self._insert = f"INSERT INTO {STAGED} BY NAME {JudgeSql(keep).statement(_READER)}"
+    def __init__(
+        self, keep: frozenset[str], kinds: Mapping[str, ValueKind] = PAYLOAD_KINDS
+    ) -> None:
+        judge = JudgeSql(keep, kinds)
+        self._insert = f"INSERT INTO {STAGED} BY NAME {judge.statement(_READER)}"
 
     def stage(self, con: duckdb.DuckDBPyConnection, log: LogInput) -> dict[Kind, int] | None:
         """Judge the file into the staging table: the records by kind, not counting the

@@ -28,7 +28,7 @@ from agent_telemetry.warehouse._duckdb_types import (
     quote_identifier,
     record_fields,
 )
-from agent_telemetry.warehouse._judge import PAYLOAD_KINDS
+from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, ValueKind
 
 PAYLOAD = PAYLOAD_COLUMN["partitioned"]
 TIMESTAMP = "timestamp"
@@ -71,9 +71,13 @@ class SinkColumns:
     columns: Mapping[str, str]
     payload: Mapping[str, str]
     structure: Mapping[str, Any]  # json_transform structure of the payload
+    # How each payload key of the catalogue is read (``_judge.payload_kinds``).
+    kinds: Mapping[str, ValueKind] = dataclasses.field(default_factory=lambda: PAYLOAD_KINDS)
 
     @classmethod
-    def from_schema(cls, schema: Sequence[TableField]) -> SinkColumns:
+    def from_schema(
+        cls, schema: Sequence[TableField], kinds: Mapping[str, ValueKind] | None = None
+    ) -> SinkColumns:
         schema = local_fields(schema)
         columns = column_types(schema)
         payload_fields = record_fields(schema, PAYLOAD)
@@ -82,7 +86,7 @@ class SinkColumns:
             if key not in payload:
                 raise SinkSchemaError(f"sink schema's {PAYLOAD} has no {key!r} field")
         structure = {f.name: _structure(f) for f in payload_fields}
-        return cls(columns, payload, structure)
+        return cls(columns, payload, structure, PAYLOAD_KINDS if kinds is None else kinds)
 
     @property
     def kept(self) -> frozenset[str]:
@@ -94,7 +98,7 @@ class SinkColumns:
         """Whether every payload column has the type a judged value already has (the
         pinned sink schema), so DuckDB can read the rows typed, without casting."""
         return all(
-            key in PAYLOAD_KINDS and _JUDGED_TYPES[PAYLOAD_KINDS[key]] == kind
+            key in self.kinds and _JUDGED_TYPES[self.kinds[key]] == kind
             for key, kind in self.payload.items()
         )
 

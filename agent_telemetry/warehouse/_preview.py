@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 
 from agent_telemetry._text import markup, rich_text
-from agent_telemetry.schema import EVENT_VERSIONS, FieldSpec, event_spec
+from agent_telemetry.schema import FieldSpec, event_spec
 from agent_telemetry.schema.envelope import NOT_A_FIELD
 from agent_telemetry.views import LANE_VIEW
 from agent_telemetry.warehouse._duckdb_types import quote_identifier
@@ -94,7 +94,9 @@ def _span(rows: int, first: datetime | None, last: datetime | None) -> str:
 
 def summarize_event_view(wh: Warehouse, view: ViewDefinition) -> ViewSummary:
     assert view.event is not None
-    spec = event_spec(EVENT_VERSIONS[(view.event, view.schema_version)])
+    model = wh.catalogue.model(view.event, view.schema_version)
+    assert model is not None  # the view was generated from this catalogue
+    spec = event_spec(model)
     name = quote_identifier(view.name)
     rows, first, last = wh.one(f"SELECT count(*), min(timestamp), max(timestamp) FROM {name}")
     span = _span(rows, first, last)

@@ -18,6 +18,7 @@ from agent_telemetry.warehouse.results import Result
 
 if TYPE_CHECKING:
     from agent_telemetry.config import DeploymentConfig
+    from agent_telemetry.schema.catalogue import Catalogue
 
 
 class QueryError(AgentTelemetryError):
@@ -52,11 +53,18 @@ def query_database(sql: str, db: Path) -> Result:
         con.close()
 
 
-def query_logs(sql: str, logs: Sequence[Path], *, config: DeploymentConfig | None = None) -> Result:
-    """Load ``logs`` into an in-memory warehouse, create the views, run ``sql``."""
+def query_logs(
+    sql: str,
+    logs: Sequence[Path],
+    *,
+    config: DeploymentConfig | None = None,
+    catalogue: Catalogue | None = None,
+) -> Result:
+    """Load ``logs`` into an in-memory warehouse of ``catalogue``'s events (default: the
+    package's), create the views, run ``sql``."""
     from agent_telemetry.warehouse._warehouse import Warehouse
 
-    with Warehouse(config=config) as wh:
+    with Warehouse(config=config, catalogue=catalogue) as wh:
         wh.load(logs)
         wh.create_views()
         return _execute(wh.con, sql)

@@ -22,13 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from agent_telemetry.views import TableField
+from agent_telemetry.schema.catalogue import Catalogue, default_catalogue
+from agent_telemetry.views import TableField, sink_fields
 from agent_telemetry.warehouse._duckdb_types import table_fields
 from agent_telemetry.warehouse._duckdb_views import (
     TranspileError,
     create_duckdb_views,
     duckdb_query,
 )
+from agent_telemetry.warehouse._judge import payload_kinds
 from agent_telemetry.warehouse._load import (
     SINK_TABLE,
     FileLoad,
@@ -80,14 +82,18 @@ def default_config(path: str | Path | None = None) -> DeploymentConfig:
 
 
 @functools.cache
-def local_views(config: DeploymentConfig) -> tuple[ViewDefinition, ...]:
-    """The generated views for the sink-table layout the local warehouse mirrors.
+def local_views(
+    config: DeploymentConfig, catalogue: Catalogue | None = None
+) -> tuple[ViewDefinition, ...]:
+    """The generated views of ``catalogue`` (default: the package's own events) for the
+    sink-table layout the local warehouse mirrors.
 
-    Cached per config: generating and qualifying the SQL takes about a second.
+    Cached per config and catalogue: generating and qualifying the SQL takes about a second.
     """
     from agent_telemetry.views import generate_views
 
-    return generate_views(config, LOCAL_LAYOUT)
+    specs = None if catalogue is None else catalogue.version_specs()
+    return generate_views(config, LOCAL_LAYOUT, specs)
 
 
 # DuckDB's memory limit for a database file (``--db``): loads of any size then stay
@@ -106,6 +112,7 @@ class Warehouse:
         schema: Sequence[Mapping[str, Any]] | None = None,
         table: str = SINK_TABLE,
         memory_limit: str | None = None,
+        catalogue: Catalogue | None = None,
     ) -> None:
         self.con = duckdb.connect(":memory:" if path is None else str(path))
         # A database file spills to disk beside it past this limit, so memory stays
@@ -118,12 +125,19 @@ class Warehouse:
         # Row order is never relied on (every query orders); unordered loads are faster.
         self.con.execute("SET preserve_insertion_order = false")
         self.config = default_config() if config is None else config
+        # The events whose lines are loaded and whose views run (a service's own, resolved
+        # by the command from [catalogue]); default: the package's own.
+        self.catalogue = default_catalogue() if catalogue is None else catalogue
+        specs = None if self.catalogue.is_default else self.catalogue.version_specs()
+        self._kinds = None if specs is None else payload_kinds(specs)
         # ``schema`` is a BigQuery JSON schema, as ``sink_schema`` or ``bq show --schema`` give it.
         self.schema: tuple[TableField, ...] = (
-            default_sink_fields() if schema is None else table_fields(schema)
+            (default_sink_fields() if specs is None else sink_fields(LOCAL_LAYOUT, specs))
+            if schema is None
+            else table_fields(schema)
         )
         self.table = table
-        self.sink = SinkColumns.from_schema(self.schema)
+        self.sink = SinkColumns.from_schema(self.schema, self._kinds)
 
     def __enter__(self) -> Warehouse:
         return self
@@ -157,10 +171,11 @@ class Warehouse:
             progress=progress,
             replace=replace,
             limits=limits,
+            kinds=self._kinds,
         )
 
     def views(self) -> tuple[ViewDefinition, ...]:
-        return local_views(self.config)
+        return local_views(self.config, None if self.catalogue.is_default else self.catalogue)
 
     def create_views(self) -> tuple[str, ...]:
         """Create every generated view under its BigQuery name; returns the names."""

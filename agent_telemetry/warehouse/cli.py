@@ -23,6 +23,7 @@ from agent_telemetry.warehouse.results import FORMATS, ResultFormat
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agent_telemetry.config import DeploymentConfig
     from agent_telemetry.schema.catalogue import Catalogue
     from agent_telemetry.warehouse._load import LoadReport
     from agent_telemetry.warehouse._source import Limits
@@ -211,16 +212,16 @@ def preview(
     --max-ratio stops there, with an error line, and what it held before is loaded.
     Exit status 1, with a warning, when no telemetry line was found.
     """
-    from agent_telemetry.config import ConfigError
-    from agent_telemetry.warehouse import LoadError, Warehouse, default_config
+    from agent_telemetry.errors import AgentTelemetryError
+    from agent_telemetry.warehouse import LoadError, Warehouse
     from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._preview import render_preview, summarize
 
     console = Console()
     limits = _limits(max_decompressed, max_ratio)
     try:
-        deployment = default_config(config)
-    except ConfigError as error:
+        deployment, catalogue = _deployment(config)
+    except AgentTelemetryError as error:
         raise click.ClickException(str(error)) from None
     if db is not None:
         check_db_target(db, logs)
@@ -228,7 +229,7 @@ def preview(
     # renamed over it only once everything worked: a failed run keeps the old database.
     building = None if db is None else db.with_name(f".{db.name}.{os.getpid()}.building")
     try:
-        with Warehouse(building, config=deployment) as wh:
+        with Warehouse(building, config=deployment, catalogue=catalogue) as wh:
             total = sum(path.stat().st_size for path in logs)
             err = Console(stderr=True)
             try:
@@ -304,7 +305,7 @@ def query_command(
     provider_status, telemetry_quality) on LOGS, loaded as preview loads them, or on a
     database kept by `preview --db`. DuckDB's SQL dialect. Exit status 2 on an error.
     """
-    from agent_telemetry.config import ConfigError
+    from agent_telemetry.errors import AgentTelemetryError
     from agent_telemetry.warehouse._query import QueryError, query_database, query_logs
     from agent_telemetry.warehouse._source import LoadError
     from agent_telemetry.warehouse.results import print_table, to_csv, to_json, to_markdown
@@ -315,10 +316,9 @@ def query_command(
         if db is not None:
             result = query_database(sql, db)
         else:
-            from agent_telemetry.warehouse._warehouse import default_config
-
-            result = query_logs(sql, logs, config=default_config(config))
-    except (QueryError, LoadError, ConfigError) as exc:
+            deployment, catalogue = _deployment(config)
+            result = query_logs(sql, logs, config=deployment, catalogue=catalogue)
+    except (QueryError, LoadError, AgentTelemetryError) as exc:  # also the catalogue's import
         raise _QueryFailed(str(exc)) from None
     if output == "table":
         print_table(result, Console())
@@ -429,6 +429,20 @@ def check_logs_command(
         )
         failed = True
     sys.exit(1 if failed else 0)
+
+
+def _deployment(config: Path | None) -> tuple[DeploymentConfig, Catalogue | None]:
+    """The deployment file and its catalogue, resolved once: ``config``, else
+    ./telemetry.toml; with neither, the local placeholder and the package's own events.
+    Raises AgentTelemetryError (the config, or importing its catalogue)."""
+    from agent_telemetry.project import CONFIG_NAME, resolve_project
+    from agent_telemetry.warehouse import default_config
+
+    path = config or (Path(CONFIG_NAME) if Path(CONFIG_NAME).is_file() else None)
+    if path is None:
+        return default_config(None), None
+    project = resolve_project(path)
+    return project.config, project.catalogue
 
 
 def _catalogue(config: Path | None) -> Catalogue:

@@ -117,11 +117,21 @@ def source_name(config: DeploymentConfig, layout: Layout) -> str:
 def googlesql(
     service: Runtime, config: DeploymentConfig, layout: Layout, entries: Sequence[Entry]
 ) -> dict[str, QueryResult]:
-    """Every generated view of ``layout``, evaluated on the entries."""
-    tables = {source_name(config, layout): sink_table(entries, layout)}
-    return {
-        view.name: evaluate(view.query, tables, service) for view in layout_views(config, layout)
-    }
+    """Every generated view of ``layout``, evaluated on the entries; a view of views
+    (``lane_health``) on the rows GoogleSQL gave the views it reads (they come first)."""
+    sink = {source_name(config, layout): sink_table(entries, layout)}
+    views = {view.name: view for view in layout_views(config, layout)}
+    answers: dict[str, QueryResult] = {}
+    for view in views.values():
+        read = {views[name].table_id: as_table(answers[name]) for name in sorted(view.reads)}
+        answers[view.name] = evaluate(view.query, {**sink, **read}, service)
+    return answers
+
+
+def as_table(answer: QueryResult) -> TableRows:
+    """A view's answer as a table another query reads."""
+    columns = list(zip((c.name for c in answer.columns), answer.column_types, strict=True))
+    return TableRows(columns, answer.rows)
 
 
 _VIEWS: dict[tuple[DeploymentConfig, Layout], tuple[ViewDefinition, ...]] = {}

@@ -8,6 +8,7 @@
   separators, booleans, nulls, arrays and objects; enum members written as numbers, in
   other cases, padded; booleans in every case;
 - ``dedupe()``: the same insert id and timestamp, a NULL insert id, conflicting copies;
+- ``spelled_conflicts()``: conflicting copies that differ only in a refused spelling;
 - ``entries()``: the hypothesis strategy drawing the same kinds of values at random.
 """
 
@@ -225,6 +226,35 @@ def conflicting() -> list[Entry]:
     other = dict(one, **{event.fields[0].name: event.fields[0].members[-1]})
     when = _when(2000)
     return [Entry.of(one, when, "conflict"), Entry.of(other, when, "conflict")]
+
+
+# Copies of one entry that differ only in a spelling the judgement refuses (read as
+# absent, so ranked first) but a lax read (SAFE_CAST, JSON_VALUE, JSON_VALUE_ARRAY) takes
+# as a value ranked after the other copy's: (event, key, refused spelling, other value).
+SPELLED_CONFLICTS: list[tuple[str, str, object, object]] = [
+    ("pipeline_run", "queue_wait_ms", " 5", 3),
+    ("pipeline_run", "queue_wait_ms", "0x10", 9),
+    ("pipeline_run", "queue_wait_ms", "+5", 3),
+    ("pipeline_run", "queue_wait_ms", 5.5, 3),
+    ("pipeline_run", "user_runs_today", 2, "1"),
+    ("pipeline_render", "passed", "TRUE", False),
+    ("pipeline_run", "invalid_fields", [7, "status"], ["lane"]),
+    ("pipeline_run", "invalid_fields", [{"x": 1}, "status"], ["lane"]),
+]
+
+
+def spelled_conflicts() -> list[Entry]:
+    """Each ``SPELLED_CONFLICTS`` pair as two copies of one entry (consecutive), in both
+    orders: the copy kept must not depend on which the export holds first."""
+    by_name = {spec.name: spec for spec in SPECS}
+    entries = []
+    for index, (event, key, refused, other) in enumerate(SPELLED_CONFLICTS):
+        base = _valid(by_name[event])
+        copies = [dict(base, **{key: refused}), dict(base, **{key: other})]
+        for order, pair in enumerate((copies, copies[::-1])):
+            when = _when(3000 + 2 * index + order)
+            entries += [Entry.of(copy, when, f"spelled-{index}-{order}") for copy in pair]
+    return entries
 
 
 # -- hypothesis: the same kinds of values, drawn at random ---------------------------------

@@ -11,8 +11,9 @@ second to analyze ``telemetry_quality``), not per row.
 
 from __future__ import annotations
 
+import json
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
+from agent_telemetry.warehouse._copies import rank_key
+from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, SinkPayload
+from agent_telemetry.warehouse._load_scan import Shape, Telemetry
 from tests.analyze import oracle_corpus
 from tests.analyze.oracle import Entry, Local, differences, duckdb, googlesql, layout_views
 
@@ -55,6 +59,7 @@ def _corpus() -> list[Entry]:
         *oracle_corpus.spellings(),
         *oracle_corpus.dedupe(),
         *oracle_corpus.conflicting(),
+        *oracle_corpus.spelled_conflicts(),
         *ISSUE_ENTRIES,
     ]
 
@@ -165,3 +170,44 @@ def test_random_entries_answer_alike(
         answers = googlesql(analyzer_runtime, config, layout, entries)
         problems = [p for name, a in answers.items() for p in differences(name, a, mine)]
         assert not problems, f"{layout}:\n" + "\n".join(problems)
+
+
+def _kept_by_check_logs(entries: list[Entry]) -> dict[datetime, dict[str, object]]:
+    """The payload check-logs keeps of each entry (``warehouse/_copies.py``'s rule)."""
+    judge = SinkPayload(frozenset(PAYLOAD_KINDS))
+    kept: dict[datetime, tuple[Any, dict[str, object]]] = {}
+    for entry in entries:
+        telemetry = Telemetry(Shape.ANALYTICS, json.loads(entry.payload), None, entry.insert_id)
+        judged = judge(telemetry)
+        rank = rank_key(judged)
+        if entry.when not in kept or rank < kept[entry.when][0]:
+            kept[entry.when] = (rank, judged)
+    return {when: judged for when, (_, judged) in kept.items()}
+
+
+def test_copies_differing_only_in_a_refused_spelling_keep_the_same_copy_everywhere(
+    analyzer_runtime: Runtime, config: DeploymentConfig, tmp_path: Path
+) -> None:
+    """A conflicting copy holding " 5", "0x10", 5.5, an enum as a number or "TRUE" ranks
+    as absent, and invalid_fields ranks by its strings only, in BigQuery (every layout),
+    in preview and in check-logs: all three keep the same copy."""
+    entries = oracle_corpus.spelled_conflicts()
+    mine = duckdb(config, entries, tmp_path)
+    for layout in LAYOUTS:
+        answers = googlesql(analyzer_runtime, config, layout, entries)
+        problems = [p for name, a in answers.items() for p in differences(name, a, mine)]
+        assert not problems, f"{layout}:\n" + "\n".join(problems)
+    # check-logs keeps the same copy: each view row shows, in the key its copies differ
+    # in, the value of the copy check-logs keeps (the refused spelling's NULL, or
+    # invalid_fields' field names).
+    kept = _kept_by_check_logs(entries)
+    shown = {}
+    for name in ("pipeline_run", "pipeline_render"):
+        names, _, rows = mine.views[name]
+        shown.update(
+            {row[names.index("timestamp")]: dict(zip(names, row, strict=True)) for row in rows}
+        )
+    for first, second in zip(entries[::2], entries[1::2], strict=True):
+        one, two = json.loads(first.payload), json.loads(second.payload)
+        (key,) = [k for k in one if one[k] != two[k]]
+        assert shown[first.when][key] == kept[first.when].get(key), (key, one[key], two[key])

@@ -181,3 +181,65 @@ def test_the_capacity_rules_hold_a_service_catalogue_too(
     assert result.exit_code == 1, result.output
     assert "ENUM_SIZE" in result.output
     assert "file=myservice/telemetry.py" in result.output
+
+
+CACHE_LOOKUP_LINE = (
+    '{"event":"cache_lookup","schema_version":1,"severity":"INFO",'
+    '"time":"2026-12-02T00:00:00.000000Z","result":"hit","tier":"memory"}\n'
+)
+
+
+def test_preview_shows_the_services_own_event_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = copy_service(tmp_path / "svc")
+    log = tmp_path / "app.jsonl"
+    log.write_text(CACHE_LOOKUP_LINE)
+    result = run(service, "preview", str(log), monkeypatch=monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert "unknown event" not in result.output
+    # Its own view, holding the line, with the service's own fields summarised.
+    assert "cache_lookup: 1 rows" in result.output
+    assert "hit 1" in result.output
+    assert "memory 1" in result.output
+
+
+def test_query_reads_the_services_own_event_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = copy_service(tmp_path / "svc")
+    log = tmp_path / "app.jsonl"
+    log.write_text(CACHE_LOOKUP_LINE)
+    sql = "SELECT result, tier FROM cache_lookup"
+    result = run(service, "query", sql, str(log), "--format", "csv", monkeypatch=monkeypatch)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == ["result,tier", "hit,memory"]
+
+
+def test_views_plan_plans_the_services_own_views(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Server-free, as tests/deploy/test_approval_gate.py: the views the plan command
+    hands ``make_plan``, assembled into a first deployment's plan and rendered."""
+    from agent_telemetry.deploy._plan import DeployedView, SinkPlan, assemble_plan, view_plan
+    from agent_telemetry.deploy._report import render_plan
+    from agent_telemetry.deploy._types import DryRun
+    from agent_telemetry.deploy.cli import planned_views
+    from agent_telemetry.project import resolve_project
+
+    service = copy_service(tmp_path / "svc")
+    monkeypatch.chdir(service)
+    views = {v.name: v for v in planned_views(resolve_project(), None)}
+    # The service's own committed views, each as committed: what the plan deploys.
+    committed = service / "telemetry" / "views" / "partitioned"
+    assert "cache_lookup" in views
+    assert sorted(views) == sorted(p.stem for p in committed.glob("*.sql"))
+    assert views["cache_lookup"].ddl.strip() == (committed / "cache_lookup.sql").read_text().strip()
+    plan = assemble_plan(
+        target="acme-myservice-prod.myservice_telemetry",
+        source="acme-myservice-prod.service_logs.run_googleapis_com_stdout",
+        layout="partitioned",
+        views=tuple(view_plan(v, DeployedView(None), DryRun(())) for v in views.values()),
+        sink=SinkPlan(table_id=None, state=None, missing=()),
+    )
+    assert "cache_lookup" in render_plan(plan)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ def test_every_chart_of_the_issue_is_there() -> None:
         "runs_today",
         "tokens_today",
         "provider_states",
+        "lane_health",
         "refusals_errors",
         "data_quality",
     ]
@@ -106,3 +108,24 @@ def test_each_query_runs_with_agent_telemetry_query(
     )
     assert result.exit_code == 0, result.output
     assert len(result.output.splitlines()) > 1
+
+
+def test_the_lane_health_timeline_shows_each_dead_window_and_only_those(
+    demo_report: tuple[Path, Path],
+) -> None:
+    """The silent outage must be visible: every window lane_health flags is drawn as
+    "looks dead", and no other window is (the view decides, the chart only draws it)."""
+    from agent_telemetry.report.charts import chart_data
+    from agent_telemetry.warehouse import Warehouse
+
+    log, _page = demo_report
+    with Warehouse() as wh:
+        wh.load([log])
+        wh.create_views()
+        flagged = set(wh.rows("SELECT provider, window_start FROM lane_health WHERE looks_dead"))
+        (lanes,) = chart_data(wh, tuple(c for c in CHARTS if c.key == "lane_health"))
+    drawn = {(r[0], r[2]) for r in lanes.rows if r[1] == "looks dead"}
+    assert flagged  # the demo has its outages
+    assert drawn == flagged
+    assert {r[1] for r in lanes.rows} <= set(lanes.chart.series)
+    assert all(end - start == timedelta(minutes=5) for _, _, start, end in lanes.rows)

@@ -2,7 +2,9 @@
 
 Exports are not de-duplicated (Cloud Logging: LogEntry.insertId), so the views keep one
 row per insertId + timestamp. Here the sink tables are built straight in SQL with the
-duplicates in them, for every layout, and the same views run with dedupe on and off.
+duplicates in them, for every layout, and the same views run with dedupe on and off,
+transpiled by the warehouse's own ``duckdb_query`` (plain sqlglot would leave BigQuery's
+``JSON_TYPE`` naming DuckDB's types, and the JSON layout would read no string at all).
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ import sqlglot
 from sqlglot import exp
 
 from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout, parse_config
-from agent_telemetry.views import INSERT_ID_COLUMN, QUALITY_VIEW, ViewDefinition, generate_views
+from agent_telemetry.views import (
+    INSERT_ID_COLUMN,
+    PAYLOAD_COLUMN,
+    QUALITY_VIEW,
+    ViewDefinition,
+    generate_views,
+    payload_fields,
+)
 from agent_telemetry.views._sink import table_columns
 from agent_telemetry.warehouse import SINK_TABLE, Warehouse, duckdb_query
 from tests.warehouse.lines import line, write_lines
@@ -40,9 +49,6 @@ def deployment(dedupe: bool) -> DeploymentConfig:
 def con() -> Iterator[duckdb.DuckDBPyConnection]:
     connection = duckdb.connect()
     connection.execute("SET TimeZone = 'UTC'")
-    # The views name `acme-agents-prod.agent_logs.<table>`: a catalog and schema here.
-    connection.execute(f"ATTACH ':memory:' AS \"{PROJECT}\"")
-    connection.execute(f'CREATE SCHEMA "{PROJECT}".agent_logs')
     yield connection
     connection.close()
 
@@ -53,8 +59,12 @@ def _duckdb_type(bigquery_type: str) -> str:
     return cast.to.sql("duckdb")
 
 
+def _local_name(layout: Layout) -> str:
+    return f"sink_{layout}"
+
+
 def _table(layout: Layout) -> str:
-    return f'"{PROJECT}".agent_logs."{deployment(True).source.table_for(layout)}"'
+    return f'"{_local_name(layout)}"'
 
 
 def _sink(con: duckdb.DuckDBPyConnection, layout: Layout) -> None:
@@ -93,9 +103,19 @@ def _views(config: DeploymentConfig, layout: Layout) -> tuple[ViewDefinition, ..
     return tuple(v for v in views if v.name in ("pipeline_run", QUALITY_VIEW))
 
 
-def _create_views(con: duckdb.DuckDBPyConnection, views: tuple[ViewDefinition, ...]) -> None:
-    for view in (v for v in views if not v.reads):  # lane_health: see test_lane_health
-        (sql,) = sqlglot.transpile(view.query, read="bigquery", write="duckdb")
+def _create_views(
+    con: duckdb.DuckDBPyConnection, views: tuple[ViewDefinition, ...], layout: Layout
+) -> None:
+    """The views on the layout's sink table here, transpiled as the warehouse does."""
+    source = deployment(True).source
+    for view in views:
+        sql = duckdb_query(
+            view,
+            (source.project, source.dataset, source.table_for(layout)),
+            sink_table=_local_name(layout),
+            payload_column=PAYLOAD_COLUMN[layout],
+            payload_fields=[field.name for field in payload_fields()],
+        )
         con.execute(f"CREATE OR REPLACE VIEW {view.name} AS {sql}")
 
 
@@ -130,7 +150,7 @@ def test_an_entry_delivered_twice_is_one_row_and_one_duplicate(
 ) -> None:
     _sink(con, layout)
     _insert(con, layout, ROWS)
-    _create_views(con, _views(deployment(True), layout))
+    _create_views(con, _views(deployment(True), layout), layout)
 
     # e1 once; e1 a second later stays; both lines without an insert id stay.
     assert _lanes(con) == ["admin", "premium", "premium", "public"]
@@ -145,7 +165,7 @@ def test_with_dedupe_off_every_row_is_kept_and_duplicates_are_not_counted(
 ) -> None:
     _sink(con, layout)
     _insert(con, layout, ROWS)
-    _create_views(con, _views(deployment(False), layout))
+    _create_views(con, _views(deployment(False), layout), layout)
 
     assert _lanes(con) == ["admin", "premium", "premium", "public", "public"]
     assert _quality(con) == {(DAY, 5, None, 2)}
@@ -158,7 +178,7 @@ def test_without_duplicates_dedupe_on_and_off_give_the_same_rows(
     _insert(con, "partitioned", [ROWS[0], *ROWS[2:]])
     results = []
     for dedupe in (True, False):
-        _create_views(con, _views(deployment(dedupe), "partitioned"))
+        _create_views(con, _views(deployment(dedupe), "partitioned"), "partitioned")
         results.append(
             (
                 con.execute("SELECT * FROM pipeline_run ORDER BY ALL").fetchall(),

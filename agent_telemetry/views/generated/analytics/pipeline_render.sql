@@ -107,7 +107,547 @@ WITH lines AS (
     sink.insert_id IS NULL
     OR ROW_NUMBER() OVER (
       PARTITION BY sink.insert_id, sink.timestamp
-      ORDER BY JSON_VALUE(sink.json_payload, '$.event') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.time') ASC, JSON_VALUE(sink.json_payload, '$.lane') ASC, JSON_VALUE(sink.json_payload, '$.status') ASC, JSON_VALUE(sink.json_payload, '$.reason') ASC, JSON_VALUE(sink.json_payload, '$.error_class') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.user_runs_today') ASC, JSON_VALUE(sink.json_payload, '$.user_tokens_today') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.provider') ASC, JSON_VALUE(sink.json_payload, '$.tier') ASC, JSON_VALUE(sink.json_payload, '$.kind') ASC, JSON_VALUE(sink.json_payload, '$.refusal') ASC, JSON_VALUE(sink.json_payload, '$.error') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.theme') ASC, JSON_VALUE(sink.json_payload, '$.render_lane') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.passed') AS BOOL) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64) ASC, JSON_VALUE(sink.json_payload, '$.state') ASC, JSON_VALUE(sink.json_payload, '$.probe') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64) ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64) ASC, COALESCE(TO_JSON_STRING(JSON_VALUE_ARRAY(sink.json_payload, '$.invalid_fields')), '[]') ASC, SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64) ASC
+      ORDER BY IF(
+        JSON_TYPE(sink.json_payload.`event`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.event'),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.schema_version'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.schema_version'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.schema_version'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.schema_version'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`time`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.time'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.lane'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`status`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.status'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`reason`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.reason'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error_class'),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_position'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_position'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.queue_position'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.queue_position'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempts'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempts'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.attempts'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempts'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.duration_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.duration_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.duration_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.duration_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.model_calls'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.model_calls'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.model_calls'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.model_calls'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`provider`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.provider'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`tier`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.tier'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`kind`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.kind'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.refusal'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`error`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.error'),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`theme`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.theme'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.render_lane'),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.render_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.render_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.render_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.render_ms'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+        CASE JSON_VALUE(sink.json_payload, '$.passed')
+          WHEN 'true'
+          THEN TRUE
+          WHEN 'false'
+          THEN FALSE
+        END,
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempt'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempt'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.attempt'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.attempt'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`state`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.state'),
+        NULL
+      ) ASC, IF(
+        JSON_TYPE(sink.json_payload.`probe`) = 'string',
+        JSON_VALUE(sink.json_payload, '$.probe'),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, TO_JSON_STRING(
+        ARRAY(
+          SELECT
+            JSON_VALUE(item, '$') AS _col_0
+          FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
+          WHERE
+            JSON_TYPE(item) = 'string'
+        )
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC
     ) = 1
 )
 SELECT

@@ -12,7 +12,7 @@ CREATE OR REPLACE VIEW `acme-myservice-prod.myservice_telemetry.pipeline_run` (
     description='Outcome of the run. One of: ok, needs_attention, failed, not_ready.'
   ),
   reason OPTIONS (
-    description='Why the run was not ok. One of: validation, render, deadline, budget, error, busy, capacity, no_dataset, incomplete_bindings.'
+    description='Why the run was not ok. One of: validation, render, deadline, budget, error, busy, capacity, no_dataset, incomplete_bindings, stalled.'
   ),
   error_class OPTIONS (
     description='Innermost error of a failed run, mapped to a closed class. One of: timeout, rate_limited, quota_exhausted, model_overloaded, renderer_unavailable, render_busy, validation, upstream, cancelled, other.'
@@ -37,6 +37,9 @@ CREATE OR REPLACE VIEW `acme-myservice-prod.myservice_telemetry.pipeline_run` (
   ),
   model_calls OPTIONS (
     description='Model calls the run made. Integer 0 .. 200.'
+  ),
+  provider OPTIONS (
+    description='Model-provider lane the run used (as in provider_status). One of: anthropic, vertex, openai, ollama, other.'
   ),
   invalid_fields OPTIONS (
     description='Names of fields whose values the emitter rejected; those columns are NULL.'
@@ -67,6 +70,7 @@ WITH lines AS (
     SAFE_CAST(sink.jsonPayload.attempts AS FLOAT64) AS attempts,
     SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
     SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
+    SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
     ARRAY(
       SELECT
         name AS name
@@ -83,7 +87,8 @@ WITH lines AS (
           'user_tokens_today',
           'attempts',
           'duration_ms',
-          'model_calls'
+          'model_calls',
+          'provider'
         )
     ) AS invalid_fields
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
@@ -91,7 +96,7 @@ WITH lines AS (
     sink.insertId IS NULL
     OR ROW_NUMBER() OVER (
       PARTITION BY sink.insertId, sink.timestamp
-      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
     ) = 1
 )
 SELECT
@@ -112,7 +117,8 @@ SELECT
       'busy',
       'capacity',
       'no_dataset',
-      'incomplete_bindings'
+      'incomplete_bindings',
+      'stalled'
     )
     THEN lines.reason
   END AS reason,
@@ -163,6 +169,10 @@ SELECT
     AND lines.model_calls = TRUNC(lines.model_calls)
     THEN CAST(lines.model_calls AS INT64)
   END AS model_calls,
+  CASE
+    WHEN lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other')
+    THEN lines.provider
+  END AS provider,
   lines.invalid_fields AS invalid_fields
 FROM lines AS lines
 WHERE
