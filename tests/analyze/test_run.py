@@ -94,7 +94,7 @@ def test_a_file_that_is_not_a_database_is_named(tmp_path: Path) -> None:
     other = tmp_path / "not.duckdb"
     other.write_text("not a database", encoding="utf-8")
     result = _answer(tmp_path, other)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # an error, not a violation
     assert "cannot read the sink table" in result.output
     assert "not a database" not in result.output
 

@@ -74,14 +74,14 @@ def test_github_escapes_what_would_break_a_workflow_command() -> None:
 
 
 def reviewed(mutation: Mutation) -> Mutation:
-    """``mutation``, with a new data review of 64 bits on every event version: the
+    """``mutation``, with a new data review that covers any growth on every event version: the
     capacity growth an addition brings is then a notice too."""
 
     def mutate(d: LockData) -> None:
         mutation(d)
         for versions in d["events"].values():
             for entry in versions.values():
-                entry["data_reviews"] = [{"reference": "r", "reason": "why", "bits": 64.0}]
+                entry["data_reviews"] = [{"reference": "r", "reason": "why", "bits": 999.0}]
 
     return mutate
 

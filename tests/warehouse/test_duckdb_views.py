@@ -11,7 +11,7 @@ import sqlglot
 from sqlglot import exp
 
 from agent_telemetry.schema import catalogue
-from agent_telemetry.views import QUALITY_VIEW
+from agent_telemetry.views import LANE_VIEW, QUALITY_VIEW
 from agent_telemetry.warehouse import (
     SINK_TABLE,
     TranspileError,
@@ -41,12 +41,15 @@ def acme() -> Warehouse:
     return Warehouse(config=load_config("telemetry.toml"))
 
 
-def test_every_view_reads_only_the_local_sink_table(acme: Warehouse) -> None:
+def test_every_view_reads_only_the_local_sink_table_or_the_local_views(acme: Warehouse) -> None:
+    """An event view reads the local sink; a view of views (lane_health) reads the local
+    views it names, never a BigQuery path."""
     for view in acme.views():
         local = sqlglot.parse_one(_duckdb_sql(acme, view.name), read="duckdb")
         tables = {(t.catalog, t.db, t.name) for t in local.find_all(exp.Table)}
         ctes = {cte.alias for cte in local.find_all(exp.CTE)}
-        assert {t for t in tables if t[2] not in ctes} == {("", "", SINK_TABLE)}, view.name
+        expected = {("", "", name) for name in view.reads} or {("", "", SINK_TABLE)}
+        assert {t for t in tables if t[2] not in ctes} == expected, view.name
         assert "acme-agents-prod" not in _duckdb_sql(acme, view.name)
 
 
@@ -77,7 +80,7 @@ def test_views_are_created_under_their_bigquery_names_with_descriptions(
 ) -> None:
     wh.load([write_lines(tmp_path / "empty.jsonl", [])])
     names = wh.create_views()
-    assert names == (*(spec.name for spec in catalogue()), QUALITY_VIEW)
+    assert names == (*(spec.name for spec in catalogue()), QUALITY_VIEW, LANE_VIEW)
     comments = dict(wh.rows("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal"))
     for view in wh.views():
         assert comments[view.name] == view.description

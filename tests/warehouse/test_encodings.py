@@ -114,7 +114,7 @@ def test_text_without_a_bom_or_binary_is_a_one_line_error(
     path = tmp_path / "export.json"
     path.write_bytes(data)
     result = CliRunner().invoke(main, [command, str(path)], env=WIDE)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # an error, not a violation
     assert result.output.count("\n") == 1, result.output  # one line, no report
     assert result.output.startswith(f"Error: {path}: ")
     assert message in result.output
