@@ -98,7 +98,7 @@ def test_plan_approve_apply_then_plan_again_through_the_cli(
         ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
     )
     assert noop.exit_code == 0, noop.output
-    assert noop.output.splitlines()[-1] == "applied: 5 unchanged (nothing to do)"
+    assert noop.output.splitlines()[-1] == "applied: 6 unchanged (nothing to do)"
 
 
 def test_errors_exit_2_so_that_1_always_means_something_to_act_on(
