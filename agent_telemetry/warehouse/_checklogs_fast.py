@@ -6,7 +6,10 @@ when the check could find nothing to report on it: a known event at its current
 version, a timestamp, no ``invalid_fields``, no ``unknown_fields`` above 0, no key the
 event does not define, every required field present, and every value in the JSON type
 the emitter writes (no coercion) and inside its field's set or bounds. Clean lines are
-only counted, per event, with the coverage they show (members, booleans, extremes).
+only counted, per event, with the coverage they show (members, booleans, extremes), in
+the same statement that judges them: one aggregate over the file, grouped so that clean
+lines fold into one row per event and each other line Python must see is a row of its
+own (nothing is stored per clean line).
 
 Every other line goes, in file order and with its line number, through the very
 judgement of the slow path (``_checklogs``): lines SQL leaves to Python, telemetry that
@@ -132,13 +135,30 @@ class FastCheck:
             for i, (name, _) in enumerate(self.fields)
         )
         kind = f"CASE WHEN clean THEN 'clean' WHEN {telemetry} THEN '{PYTHON}' ELSE kind END"
-        self._create = (
-            f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT n, {kind} AS kind, "
-            f"CASE WHEN clean THEN {judge.value('event')} END AS event, "
-            f"{values}{', ' if values else ''}"
-            f"CASE WHEN NOT clean AND ({telemetry} OR kind = '{PYTHON}') THEN line END AS line "
+        # One pass, nothing materialised per line: clean lines fold into one group per
+        # event, other decided lines into one per kind, and each line Python must see is
+        # a group of its own (its number), carrying its text.
+        judged_lines = (
+            f"SELECT {kind} AS kind, CASE WHEN clean THEN {judge.value('event')} END AS event, "
+            f"{values}{', ' if values else ''}n, line "
             f"FROM (SELECT *, coalesce({clean}, false) AS clean FROM (SELECT *, "
             f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})))"
+        )
+        aggregates = []
+        for i, (_, spec) in enumerate(self.fields):
+            column = _column(i)
+            distinct = f"list(DISTINCT {column})" if spec.kind != "int" else "NULL"
+            aggregates.append(
+                f"count({column}) AS {column}_valid, {distinct} AS {column}_distinct, "
+                f"min({column}) AS {column}_min, max({column}) AS {column}_max"
+            )
+        self._create = (
+            f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, number, "
+            f"first(python_line) AS line, count(*) AS lines"
+            f"{''.join(', ' + a for a in aggregates)} FROM (SELECT *, "
+            f"CASE WHEN kind = '{PYTHON}' THEN n END AS number, "
+            f"CASE WHEN kind = '{PYTHON}' THEN line END AS python_line FROM ({judged_lines})) "
+            "GROUP BY kind, event, number"
         )
 
     def _clean(self, version: int, spec: EventSpec) -> str:
@@ -174,24 +194,19 @@ class FastCheck:
             con.execute(f"DROP TABLE IF EXISTS {CHECKED}")
             return None
         rows = con.execute(
-            f"SELECT kind, count(*) FROM {CHECKED} WHERE kind NOT IN ('blank', '{PYTHON}') "
+            f"SELECT kind, sum(lines) FROM {CHECKED} WHERE kind NOT IN ('blank', '{PYTHON}') "
             "GROUP BY kind"
         ).fetchall()
         kinds = {
-            (Kind.TELEMETRY if kind == "clean" else _KINDS[kind]): count for kind, count in rows
+            (Kind.TELEMETRY if kind == "clean" else _KINDS[kind]): int(count)
+            for kind, count in rows
         }
         return FileCounts(kinds, self._clean_counts(con) if Kind.TELEMETRY in kinds else {})
 
     def _clean_counts(self, con: duckdb.DuckDBPyConnection) -> dict[str, CleanCounts]:
-        aggregates = []
-        for i, (_, spec) in enumerate(self.fields):
-            column = _column(i)
-            distinct = f"list(DISTINCT {column})" if spec.kind != "int" else "NULL"
-            aggregates.append(f"count({column}), {distinct}, min({column}), max({column})")
-        select = ", ".join(["event", "count(*)", *aggregates])
         counts = {}
         for row in con.execute(
-            f"SELECT {select} FROM {CHECKED} WHERE kind = 'clean' GROUP BY event"
+            f"SELECT * EXCLUDE (kind, number, line) FROM {CHECKED} WHERE kind = 'clean'"
         ).fetchall():
             fields = {
                 name: (row[2 + 4 * i], row[3 + 4 * i] or [], row[4 + 4 * i], row[5 + 4 * i])
@@ -203,7 +218,7 @@ class FastCheck:
     def rest(self) -> Iterator[tuple[int, bytes]]:
         """The lines the slow path's judgement must see, in file order: (number, line)."""
         cursor = self.con.execute(
-            f"SELECT n, line FROM {CHECKED} WHERE kind = ? ORDER BY n", [PYTHON]
+            f"SELECT number, line FROM {CHECKED} WHERE kind = ? ORDER BY number", [PYTHON]
         )
         while rows := cursor.fetchmany(4096):
             for number, line in rows:
