@@ -1,7 +1,9 @@
 """The judgement of ``_judge``, written in DuckDB SQL, for the records DuckDB reads exactly.
 
-The fast path of the load (``_load_fast``) reads a plain JSON-lines file with DuckDB's
-parallel CSV reader, one line per row, and judges each line here by the same rules as
+The SQL path of ``check-logs`` (``_checklogs_fast``) reads a plain JSON-lines file with
+DuckDB's parallel CSV reader, one line per row, as the load's fast path does
+(``_load_fast``; the load's own judge, ``_judge_typed``, reads values typed behind a
+gate and needs no fragments), and judges each line here by the same rules as
 ``_load_scan`` (what a record is) and ``_judge`` (what each value reads as). Each record
 is parsed once, into the JSON text of every key the judgement reads (a *fragment*:
 ``"public"``, ``5``, ``null``; SQL NULL when the key is absent), and each value is read
@@ -77,6 +79,26 @@ def _string(fragment: str) -> str:
     return f"CASE WHEN {fragment}[1] = '\"' THEN {fragment}[2:-2] END"
 
 
+def timestamp_sql() -> tuple[str, str]:
+    """The sink's ``timestamp`` (``_judge.time_of``) from ``ts`` (the time string, no
+    escapes) and ``shape``, and 'Python must judge it', in SQL."""
+    valid = (
+        "(left(ts, 4) <> '0000' AND TRY_CAST(left(ts, 10) AS DATE) IS NOT NULL "
+        f"AND regexp_full_match(substr(ts, 12, 8), {_lit(_CLOCK)}))"
+    )
+    micros = "rpad(substr(ts, 21, greatest(0, least(6, strlen(ts) - 21))), 6, '0')"
+    canonical = f"CAST(left(ts, 19) || '.' || {micros} || 'Z' AS TIMESTAMPTZ)"
+    form = (
+        f"(CASE WHEN shape = 'entry' THEN regexp_full_match(ts, {_lit(_ZULU_TIME)}) "
+        f"ELSE regexp_full_match(ts, {_lit(_EMITTER_TIME)}) END)"
+    )
+    value = f"CASE WHEN {form} AND {valid} THEN {canonical} END"
+    # Python's \d matches any script's digits: a non-ASCII string is Python's too.
+    maybe = f"(regexp_full_match(ts, {_lit(_MAYBE_TIME)}) OR strlen(ts) <> length(ts))"
+    python = f"coalesce(NOT {form} AND {maybe}, false)"
+    return value, python
+
+
 class JudgeSql:
     """The statement judging one file's lines, for a sink keeping ``keep``."""
 
@@ -111,23 +133,7 @@ class JudgeSql:
         return "NULL", f"{f}[1] = '['"  # invalid_fields: its items are Python's to filter
 
     def _timestamp(self) -> tuple[str, str]:
-        """The sink's ``timestamp`` (``_judge.time_of``) from ``ts``, and 'Python must
-        judge it'."""
-        valid = (
-            "(left(ts, 4) <> '0000' AND TRY_CAST(left(ts, 10) AS DATE) IS NOT NULL "
-            f"AND regexp_full_match(substr(ts, 12, 8), {_lit(_CLOCK)}))"
-        )
-        micros = "rpad(substr(ts, 21, greatest(0, least(6, strlen(ts) - 21))), 6, '0')"
-        canonical = f"CAST(left(ts, 19) || '.' || {micros} || 'Z' AS TIMESTAMPTZ)"
-        form = (
-            f"(CASE WHEN shape = 'entry' THEN regexp_full_match(ts, {_lit(_ZULU_TIME)}) "
-            f"ELSE regexp_full_match(ts, {_lit(_EMITTER_TIME)}) END)"
-        )
-        value = f"CASE WHEN {form} AND {valid} THEN {canonical} END"
-        # Python's \d matches any script's digits: a non-ASCII string is Python's too.
-        maybe = f"(regexp_full_match(ts, {_lit(_MAYBE_TIME)}) OR strlen(ts) <> length(ts))"
-        python = f"coalesce(NOT {form} AND {maybe}, false)"
-        return value, python
+        return timestamp_sql()
 
     def stages(self, reader: str) -> dict[str, str]:
         """The SELECTs over ``reader`` (a VARCHAR column ``line`` per line; other
