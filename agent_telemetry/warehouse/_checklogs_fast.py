@@ -1,14 +1,15 @@
 """The fast path of ``check-logs``: the load's SQL judge counts the lines it finds clean.
 
 A file that qualifies for the load's fast path (``_load_fast.qualifies``) is read and
-judged by ``_judge_sql`` in DuckDB. A telemetry line the SQL judge decided is *clean*
-when the check could find nothing to report on it: a known event at its current
-version, a timestamp, no ``invalid_fields``, no ``unknown_fields`` above 0, no key the
-event does not define, every required field present, and every value in the JSON type
-the emitter writes (no coercion) and inside its field's set or bounds. Clean lines are
-only counted, per event, with the coverage they show (members, booleans, extremes), in
-the same statement that judges them: one aggregate over the file, grouped so that clean
-lines fold into one row per event and each other line Python must see is a row of its
+judged by ``_judge_typed`` in DuckDB, as the load judges it. A telemetry line the SQL
+judge decided is *clean* when the check could find nothing to report on it: a known
+event at its current version, a timestamp, no ``invalid_fields``, no ``unknown_fields``
+above 0, no key the event does not define, every required field present, and every
+value in the JSON type the emitter writes (no coercion: past the gate, none is left)
+and inside its field's set or bounds. Clean lines are only counted, per event, with
+the coverage they show (members, booleans, extremes), in the same statement that
+judges them: one aggregate over the file, grouped so that clean lines fold into one
+row per event and each other line Python must see is a row of its
 own (nothing is stored per clean line).
 
 Every other line goes, in file order and with its line number, through the very
@@ -31,7 +32,8 @@ import duckdb
 from agent_telemetry.schema import EventSpec, FieldSpec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS
 from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS
-from agent_telemetry.warehouse._judge_sql import PYTHON, JudgeSql, _lit
+from agent_telemetry.warehouse._judge_sql import PYTHON, _lit
+from agent_telemetry.warehouse._judge_typed import TypedJudge
 from agent_telemetry.warehouse._load_fast import opened, qualifies
 from agent_telemetry.warehouse._load_scan import Kind
 from agent_telemetry.warehouse._source import LogInput
@@ -75,24 +77,20 @@ class FileCounts:
     clean: Mapping[str, CleanCounts]
 
 
-def _nullish(fragment: str) -> str:
-    """The key is absent or null (``payload.get(key) is None``)."""
-    return f"coalesce({fragment}, 'null') = 'null'"
-
-
-def _field_holds(judge: JudgeSql, spec: FieldSpec) -> str:
-    """SQL: the field is absent where allowed, or holds a native, allowed value."""
-    fragment, value = judge.fragment(spec.name), judge.value(spec.name)
+def _field_holds(judge: TypedJudge, spec: FieldSpec) -> str:
+    """SQL: the field is absent where allowed, or holds a native, allowed value. Past
+    the gate a value is native (a coercion such as "5" or "true" goes to Python)."""
+    value = judge.value(spec.name)
     if spec.kind == "enum":
         good = f"{value} IN ({', '.join(_lit(m) for m in spec.members)})"
-    elif spec.kind == "bool":  # "true" as a string is a coercion: the slow path counts it
-        good = f"{fragment} IN ('true', 'false')"
+    elif spec.kind == "bool":
+        good = "true"
     elif spec.ge is None or spec.le is None:
         good = "false"
-    else:  # a non-null integer is a plain integer (else Python judges the line)
+    else:
         good = f"{value} BETWEEN {spec.ge} AND {spec.le}"
     absent = "false" if spec.required else "true"
-    return f"(CASE WHEN {_nullish(fragment)} THEN {absent} ELSE coalesce({good}, false) END)"
+    return f"(CASE WHEN {judge.absent(spec.name)} THEN {absent} ELSE coalesce({good}, false) END)"
 
 
 def sql_checkable(spec: EventSpec) -> bool:
@@ -110,7 +108,7 @@ class FastCheck:
 
     def __init__(self, current: Mapping[str, tuple[int, EventSpec]]) -> None:
         """``current``: event name -> (its current version, its spec)."""
-        self.judge = judge = JudgeSql(frozenset(PAYLOAD_KINDS))
+        self.judge = judge = TypedJudge(frozenset(PAYLOAD_KINDS))
         self.versions = {name: version for name, (version, _) in current.items()}
         self.specs = {name: spec for name, (_, spec) in current.items() if sql_checkable(spec)}
         self.con = duckdb.connect()
@@ -121,10 +119,9 @@ class FastCheck:
             for name, spec in self.specs.items()
         )
         clean = (
-            f"{telemetry} AND stamp IS NOT NULL AND {_nullish(judge.fragment('invalid_fields'))} "
-            f"AND ({_nullish(judge.fragment('unknown_fields'))} "
-            f"OR {judge.value('unknown_fields')} = 0) "
-            "AND (shape = 'emitter' OR coalesce(CAST(v.insertId AS VARCHAR), 'null') = 'null') "
+            f"{telemetry} AND stamp IS NOT NULL AND {judge.absent('invalid_fields')} "
+            f"AND coalesce({judge.value('unknown_fields')} = 0, true) "
+            "AND (shape = 'emitter' OR v.insertId IS NULL) "
             f"AND coalesce(CASE {judge.value('event')} {cases} ELSE false END, false)"
             if cases
             else "false"
@@ -166,13 +163,11 @@ class FastCheck:
         known = ENVELOPE_KEYS | set(spec.field_names)
         # Keys the event does not define hold nothing (a null is an absent key).
         strangers = " AND ".join(
-            f"(shape = 'entry' OR {_nullish(judge.fragment(key))})"
+            judge.absent(key)
             for key in judge.top_keys
             if key not in known and key not in judge.kinds
         )
-        payload_strangers = [
-            _nullish(judge.fragment(key)) for key in judge.payload_keys if key not in known
-        ]
+        payload_strangers = [judge.absent(key) for key in judge.kinds if key not in known]
         parts = [
             f"{judge.value('schema_version')} = {version}",
             *(_field_holds(judge, f) for f in spec.fields),

@@ -173,16 +173,7 @@ class TypedJudge:
             f"AS ts FROM ({shaped}))"
         )
         telemetry = "kind IN ('entry', 'emitter')"
-        values = []
-        for key, kind in self.kinds.items():
-            name = _ident(key)
-            if kind == "strings":  # invalid_fields: only null passes the gate
-                value = f"NULL::{_TYPES[kind]}"
-            elif key in LIFTED_KEYS:  # Cloud Logging lifts these out of an emitter line
-                value = f"CASE WHEN shape = 'entry' THEN v.jsonPayload.{name} END"
-            else:
-                value = f"CASE WHEN shape = 'entry' THEN v.jsonPayload.{name} ELSE v.{name} END"
-            values.append(f"{name} := {value}")
+        values = [f"{_ident(key)} := {self.value(key)}" for key in self.kinds]
         # Without a timestamp there is no entry key: the row is stored without its id.
         final = (
             f"SELECT CASE WHEN {telemetry} THEN 'telemetry' ELSE kind END AS kind, "
@@ -193,3 +184,24 @@ class TypedJudge:
             f"FROM (SELECT *, CASE WHEN {telemetry} THEN {stamp} END AS stamp FROM ({judged}))"
         )
         return {"parsed": parsed, "shaped": shaped, "judged": judged, "final": final}
+
+    def value(self, key: str) -> str:
+        """The payload's ``key`` as the sink stores it, over ``judged`` (past the gate a
+        value read is null or of its type)."""
+        name, kind = _ident(key), self.kinds[key]
+        if kind == "strings":  # invalid_fields: only null passes the gate
+            return f"NULL::{_TYPES[kind]}"
+        if key in LIFTED_KEYS:  # Cloud Logging lifts these out of an emitter line
+            return f"CASE WHEN shape = 'entry' THEN v.jsonPayload.{name} END"
+        return f"CASE WHEN shape = 'entry' THEN v.jsonPayload.{name} ELSE v.{name} END"
+
+    def absent(self, key: str) -> str:
+        """A telemetry line's ``key`` is absent or null, over ``judged``: the payload's
+        key, or for an emitter line, the record's."""
+        if key in self.kinds:
+            return f"({self.value(key)} IS NULL)"
+        return f"(shape <> 'emitter' OR v.{_ident(key)} IS NULL)"
+
+    def stamp(self) -> str:
+        """The line's sink ``timestamp``, over ``judged``."""
+        return timestamp_sql()[0]

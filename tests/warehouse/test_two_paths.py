@@ -1,4 +1,4 @@
-"""The load's two judges give the same table: DuckDB's SQL (``_judge_sql``) and Python's
+"""The load's two judges give the same table: DuckDB's SQL (``_judge_typed``) and Python's
 (``_judge``), over the same hostile lines (tests/warehouse/two_paths_corpus.py).
 
 Each file is loaded twice, fast (SQL judges what it reads exactly, Python the lines it
