@@ -108,6 +108,30 @@ def test_rounding_matches_decimal_arithmetic(value: int, digits: int) -> None:
         assert round_with(value, step_table(digits)) == _reference(value, digits)
 
 
+def _boundaries(digits: int) -> set[int]:
+    """Every value of the two decimal lengths past ``digits`` (each half-way point among
+    them), plus the edges of every longer length and of every bit length up to 2^53."""
+    values = set(range(10**digits, 10 ** (digits + 2)))
+    for length in range(digits + 2, 17):
+        top, step = 10**length, 10 ** (length + 1 - digits)
+        for centre in (top, top + step // 2, top - step // 20 * 10, 3 * top + step // 2):
+            values |= {centre - 1, centre, centre + 1}
+    for bits in range(1, 54):
+        values |= {2**bits - 1, 2**bits, 2**bits + 1}
+    return {v for v in values if v >= 10**digits}
+
+
+@pytest.mark.parametrize("digits", [1, 2, 3, 4])
+def test_the_emitters_step_table_rounds_as_decimal_arithmetic_at_every_edge(digits: int) -> None:
+    # The emitter rounds through step_table (a lookup by bit length); a float half-step or
+    # a wrong half would pass random values and write 1230.0 or 1000 for 1005.
+    table = step_table(digits)
+    for value in sorted(_boundaries(digits)):
+        rounded = round_with(value, table)
+        assert type(rounded) is int
+        assert rounded == _reference(value, digits), value
+
+
 @pytest.mark.parametrize(
     ("value", "rounded"),
     [
