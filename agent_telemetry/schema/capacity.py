@@ -21,7 +21,6 @@ arithmetic only (no float at an edge decides a budget or a review).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from math import prod
 
