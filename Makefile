@@ -58,8 +58,9 @@ imports: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Two workers (pytest-xdist); the BigQuery emulator tests form one group on one worker, so
-# one emulator starts. PYTEST_WORKERS=0 runs in this process.
+# Two workers (pytest-xdist); tests/scheduling.py keeps tests that share a set-up on one
+# worker (the BigQuery transcripts on one emulator, the other emulator tests on another)
+# and starts the longest groups first. PYTEST_WORKERS=0 runs in this process.
 PYTEST_WORKERS ?= 2
 pytest: $(STAMP) $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup

@@ -1,0 +1,85 @@
+"""tests/scheduling.py: what ``make test``'s two workers share, and what starts first."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from tests.docs.blocks import load_page
+from tests.docs.test_examples import local_steps
+from tests.scheduling import (
+    EMULATOR_TESTS,
+    LONG_FIRST,
+    SHARED_SET_UP,
+    TRANSCRIPTS,
+    first_by_rank,
+    group,
+)
+
+
+def block_test(step_id: str) -> str:
+    return f"tests/docs/test_examples.py::test_block[{step_id}]"
+
+
+def test_a_pages_blocks_are_one_group_until_a_fresh_workspace() -> None:
+    page = load_page("docs/evolving-the-schema.md")
+    local = [(i, s) for p, i, s in local_steps() if p == page.path]
+    groups = {i: group(block_test(s.id)) for i, s in local}
+    assert None not in groups.values()
+    for i, _ in local:
+        same = {groups[j] for j, _ in local if page.segment_start(j) == page.segment_start(i)}
+        assert same == {groups[i]}
+    # the page opens fresh workspaces: its segments may run on both workers
+    assert len(set(groups.values())) == len({page.segment_start(i) for i, _ in local}) > 1
+
+
+def test_every_block_of_every_page_is_in_its_pages_group() -> None:
+    for page, _, step in local_steps():
+        found = group(block_test(step.id))
+        assert found is not None and page in found, step.id
+
+
+def test_the_transcripts_are_one_group_and_the_other_emulator_tests_another() -> None:
+    transcripts = [
+        f"{TRANSCRIPTS}::test_transcript[docs/analyst-bigquery.md:{n}]" for n in (10, 90)
+    ]
+    others = [
+        f"{EMULATOR_TESTS}test_cli.py::test_plan_approve_apply_then_plan_again_through_the_cli",
+        f"{EMULATOR_TESTS}test_deploy.py::test_a_view_changed_between_approve_and_apply[True]",
+    ]
+    assert {group(t) for t in transcripts} == {TRANSCRIPTS}
+    assert {group(t) for t in others} == {EMULATOR_TESTS}
+
+
+def test_tests_sharing_a_session_set_up_are_one_group() -> None:
+    for path in SHARED_SET_UP:
+        ids = [f"{path}::test_one", f"{path}::test_two[x]"]
+        if path.endswith("/"):
+            ids = [f"{path}test_a.py::test_one", f"{path}test_b.py::test_two"]
+        assert {group(t) for t in ids} == {path}
+    assert group("tests/schema/test_rules.py::test_one") is None
+
+
+def test_the_long_groups_are_handed_out_first_longest_first() -> None:
+    # xdist's own order: most tests first
+    queue = OrderedDict.fromkeys(
+        [
+            "tests/schema/test_rules.py::test_a",
+            EMULATOR_TESTS,
+            "tests/docs/test_site.py",
+            "tests/schema/test_rules.py::test_b",
+            TRANSCRIPTS,
+            "tests/test_packaging.py",
+            "tests/check/test_ci_docs.py",
+        ]
+    )
+    handed_out = []
+    while queue:
+        scope = first_by_rank(queue)
+        del queue[scope]
+        handed_out.append(scope)
+    assert handed_out == [
+        *LONG_FIRST,
+        "tests/schema/test_rules.py::test_a",
+        "tests/schema/test_rules.py::test_b",
+    ]
+    assert LONG_FIRST[:2] == (TRANSCRIPTS, EMULATOR_TESTS)
