@@ -107,8 +107,9 @@ diagrams: $(SYSTEM_STAMP)
 	$(BIN)/python scripts/diagrams.py
 	$(BIN)/python scripts/demo_charts.py
 
-# `check` includes the drift check of views-check.
-test: lint imports typecheck pytest check docs
+# `check` includes the drift check of views-check. The manual's `mkdocs build --strict`
+# (what `docs` runs) is built once, by pytest: tests/docs/test_site.py.
+test: lint imports typecheck pytest check
 
 # Mutation testing of the modules that carry the package's promises, one group of modules
 # against its own tests at a time (scripts/mutation.py, docs/testing.md). Not part of

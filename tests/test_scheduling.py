@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from types import SimpleNamespace
 
 from tests.docs.blocks import load_page
 from tests.docs.test_examples import local_steps
@@ -13,6 +14,7 @@ from tests.scheduling import (
     TRANSCRIPTS,
     first_by_rank,
     group,
+    make_scheduler,
 )
 
 
@@ -83,3 +85,62 @@ def test_the_long_groups_are_handed_out_first_longest_first() -> None:
         "tests/schema/test_rules.py::test_b",
     ]
     assert LONG_FIRST[:2] == (TRANSCRIPTS, EMULATOR_TESTS)
+
+
+class Worker:
+    """A stand-in for an xdist worker: records what it is sent, runs it in order."""
+
+    def __init__(self, name: str) -> None:
+        self.gateway = SimpleNamespace(id=name)
+        self.sent: list[int] = []
+        self.done = 0
+        self.shutting_down = False
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        self.sent += indices
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def run_scheduler(collection: list[str]) -> dict[str, list[str]]:
+    """The real scheduler of ``make test`` on two stand-in workers that finish their tests
+    in turn; each worker's tests in the order it ran them."""
+    config = SimpleNamespace(
+        getvalue=lambda name: {"tx": ["2*popen"], "dist": "loadgroup"}[name],
+        option=SimpleNamespace(loadscopereorder=True),
+    )
+    scheduler = make_scheduler(config, None)
+    workers = [Worker("gw0"), Worker("gw1")]
+    for worker in workers:
+        scheduler.add_node(worker)
+    for worker in workers:
+        scheduler.add_node_collection(worker, collection)
+    scheduler.schedule()
+    while any(w.done < len(w.sent) for w in workers):
+        for worker in workers:
+            if worker.done < len(worker.sent):
+                scheduler.mark_test_complete(worker, worker.sent[worker.done])
+                worker.done += 1
+    return {w.gateway.id: [collection[i] for i in w.sent] for w in workers}
+
+
+def test_the_scheduler_starts_both_emulator_groups_first_and_keeps_a_page_together() -> None:
+    page = [block_test(s.id) for p, _, s in local_steps() if p == "docs/cli.md"]
+    collection = [
+        *(f"tests/schema/test_rules.py::test_{n}" for n in range(40)),
+        *page,
+        "tests/check/test_ci_docs.py::test_the_documented_ci",
+        f"{TRANSCRIPTS}::test_transcript[a]",
+        f"{TRANSCRIPTS}::test_transcript[b]",
+        f"{EMULATOR_TESTS}test_cli.py::test_a",
+        f"{EMULATOR_TESTS}test_deploy.py::test_b",
+    ]
+    ran = run_scheduler(collection)
+    assert sorted(t for tests in ran.values() for t in tests) == sorted(collection)
+    firsts = {tests[0] for tests in ran.values()}
+    assert firsts == {f"{TRANSCRIPTS}::test_transcript[a]", f"{EMULATOR_TESTS}test_cli.py::test_a"}
+    assert len([name for name, tests in ran.items() if set(page) & set(tests)]) == 1
+    for tests in ran.values():
+        transcripts = [t for t in tests if t.startswith(TRANSCRIPTS)]
+        assert transcripts in ([], [f"{TRANSCRIPTS}::test_transcript[{x}]" for x in "ab"])
