@@ -37,7 +37,8 @@ def test_a_pages_blocks_are_one_group_until_a_fresh_workspace() -> None:
 def test_every_block_of_every_page_is_in_its_pages_group() -> None:
     for page, _, step in local_steps():
         found = group(block_test(step.id))
-        assert found is not None and page in found, step.id
+        assert found is not None, step.id
+        assert page in found, step.id
 
 
 def test_the_transcripts_are_one_group_and_the_other_emulator_tests_another() -> None:
