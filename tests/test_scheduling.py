@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from types import SimpleNamespace
 
+from tests.conftest import REPO
 from tests.docs.blocks import load_page
 from tests.docs.test_examples import local_steps
 from tests.scheduling import (
     EMULATOR_TESTS,
     LONG_FIRST,
-    SHARED_SET_UP,
-    TRANSCRIPTS,
+    SHARED_FOLDERS,
     first_by_rank,
     group,
     make_scheduler,
@@ -41,25 +41,28 @@ def test_every_block_of_every_page_is_in_its_pages_group() -> None:
         assert page in found, step.id
 
 
-def test_the_transcripts_are_one_group_and_the_other_emulator_tests_another() -> None:
-    transcripts = [
-        f"{TRANSCRIPTS}::test_transcript[docs/analyst-bigquery.md:{n}]" for n in (10, 90)
-    ]
-    others = [
+def test_every_emulator_test_is_one_group_so_one_emulator_starts() -> None:
+    tests = [
+        f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[docs/analyst-bigquery.md:74]",
         f"{EMULATOR_TESTS}test_cli.py::test_plan_approve_apply_then_plan_again_through_the_cli",
         f"{EMULATOR_TESTS}test_deploy.py::test_a_view_changed_between_approve_and_apply[True]",
     ]
-    assert {group(t) for t in transcripts} == {TRANSCRIPTS}
-    assert {group(t) for t in others} == {EMULATOR_TESTS}
+    assert {group(t) for t in tests} == {EMULATOR_TESTS}
 
 
-def test_tests_sharing_a_session_set_up_are_one_group() -> None:
-    for path in SHARED_SET_UP:
-        ids = [f"{path}::test_one", f"{path}::test_two[x]"]
-        if path.endswith("/"):
-            ids = [f"{path}test_a.py::test_one", f"{path}test_b.py::test_two"]
-        assert {group(t) for t in ids} == {path}
+def test_a_files_tests_are_one_group_when_it_defines_a_module_or_session_fixture() -> None:
+    for path in ("tests/views/test_dedupe.py", "tests/docs/test_site.py", *LONG_FIRST[1:]):
+        assert "scope=" in (REPO / path).read_text(encoding="utf-8")
+        assert {group(f"{path}::test_one"), group(f"{path}::test_two[x]")} == {path}
     assert group("tests/schema/test_rules.py::test_one") is None
+    assert group("tests/docs/test_blocks.py::test_an_unknown_directive_is_an_error") is None
+
+
+def test_a_folder_with_a_session_fixture_in_its_conftest_is_one_group() -> None:
+    for path in SHARED_FOLDERS:
+        assert 'scope="session"' in (REPO / path / "conftest.py").read_text(encoding="utf-8")
+        ids = [f"{path}test_a.py::test_one", f"{path}test_b.py::test_two"]
+        assert {group(t) for t in ids} == {path}
 
 
 def test_the_long_groups_are_handed_out_first_longest_first() -> None:
@@ -67,11 +70,10 @@ def test_the_long_groups_are_handed_out_first_longest_first() -> None:
     queue = OrderedDict.fromkeys(
         [
             "tests/schema/test_rules.py::test_a",
-            EMULATOR_TESTS,
+            "tests/test_packaging.py",
             "tests/docs/test_site.py",
             "tests/schema/test_rules.py::test_b",
-            TRANSCRIPTS,
-            "tests/test_packaging.py",
+            EMULATOR_TESTS,
             "tests/check/test_ci_docs.py",
         ]
     )
@@ -85,7 +87,7 @@ def test_the_long_groups_are_handed_out_first_longest_first() -> None:
         "tests/schema/test_rules.py::test_a",
         "tests/schema/test_rules.py::test_b",
     ]
-    assert LONG_FIRST[:2] == (TRANSCRIPTS, EMULATOR_TESTS)
+    assert LONG_FIRST[0] == EMULATOR_TESTS
 
 
 class Worker:
@@ -126,22 +128,22 @@ def run_scheduler(collection: list[str]) -> dict[str, list[str]]:
     return {w.gateway.id: [collection[i] for i in w.sent] for w in workers}
 
 
-def test_the_scheduler_starts_both_emulator_groups_first_and_keeps_a_page_together() -> None:
+def test_the_scheduler_starts_the_long_groups_first_and_keeps_a_page_together() -> None:
     page = [block_test(s.id) for p, _, s in local_steps() if p == "docs/cli.md"]
     collection = [
         *(f"tests/schema/test_rules.py::test_{n}" for n in range(40)),
         *page,
         "tests/check/test_ci_docs.py::test_the_documented_ci",
-        f"{TRANSCRIPTS}::test_transcript[a]",
-        f"{TRANSCRIPTS}::test_transcript[b]",
         f"{EMULATOR_TESTS}test_cli.py::test_a",
-        f"{EMULATOR_TESTS}test_deploy.py::test_b",
+        f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[a]",
+        f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[b]",
     ]
     ran = run_scheduler(collection)
     assert sorted(t for tests in ran.values() for t in tests) == sorted(collection)
     firsts = {tests[0] for tests in ran.values()}
-    assert firsts == {f"{TRANSCRIPTS}::test_transcript[a]", f"{EMULATOR_TESTS}test_cli.py::test_a"}
-    assert len([name for name, tests in ran.items() if set(page) & set(tests)]) == 1
-    for tests in ran.values():
-        transcripts = [t for t in tests if t.startswith(TRANSCRIPTS)]
-        assert transcripts in ([], [f"{TRANSCRIPTS}::test_transcript[{x}]" for x in "ab"])
+    assert firsts == {
+        f"{EMULATOR_TESTS}test_cli.py::test_a",
+        "tests/check/test_ci_docs.py::test_the_documented_ci",
+    }
+    for tests in (page, [t for t in collection if t.startswith(EMULATOR_TESTS)]):
+        assert len([name for name, ran_here in ran.items() if set(tests) & set(ran_here)]) == 1
