@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from agent_telemetry.config import DeploymentConfig, load_config
 from agent_telemetry.schema import EventSpec, catalogue
@@ -14,6 +15,13 @@ from agent_telemetry.warehouse import Warehouse
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_CONFIG = REPO / "telemetry.toml"
+
+# Property tests judge behaviour, never speed: on a shared or loaded machine one example
+# can take a second, and hypothesis's 200 ms deadline would fail a correct test.
+settings.register_profile(
+    "agent-telemetry", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("agent-telemetry")
 
 
 @pytest.fixture(scope="session")

@@ -1,12 +1,16 @@
 """The fast path of ``check-logs``: the load's SQL judge counts the lines it finds clean.
 
 A file that qualifies for the load's fast path (``_load_fast.qualifies``) is read and
-judged by ``_judge_sql`` in DuckDB. A telemetry line the SQL judge decided is *clean*
-when the check could find nothing to report on it: a known event at its current
-version, a timestamp, no ``invalid_fields``, no ``unknown_fields`` above 0, no key the
-event does not define, every required field present, and every value in the JSON type
-the emitter writes (no coercion) and inside its field's set or bounds. Clean lines are
-only counted, per event, with the coverage they show (members, booleans, extremes).
+judged by ``_judge_typed`` in DuckDB, as the load judges it. A telemetry line the SQL
+judge decided is *clean* when the check could find nothing to report on it: a known
+event at its current version, a timestamp, no ``invalid_fields``, no ``unknown_fields``
+above 0, no key the event does not define, every required field present, and every
+value in the JSON type the emitter writes (no coercion: past the gate, none is left)
+and inside its field's set or bounds. Clean lines are only counted, per event, with
+the coverage they show (members, booleans, extremes), in the same statement that
+judges them: one aggregate over the file, grouped so that clean lines fold into one
+row per event and each other line Python must see is a row of its
+own (nothing is stored per clean line).
 
 Every other line goes, in file order and with its line number, through the very
 judgement of the slow path (``_checklogs``): lines SQL leaves to Python, telemetry that
@@ -28,7 +32,8 @@ import duckdb
 from agent_telemetry.schema import EventSpec, FieldSpec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS
 from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS
-from agent_telemetry.warehouse._judge_sql import PYTHON, JudgeSql, _lit
+from agent_telemetry.warehouse._judge_sql import PYTHON, _lit
+from agent_telemetry.warehouse._judge_typed import TypedJudge
 from agent_telemetry.warehouse._load_fast import opened, qualifies
 from agent_telemetry.warehouse._load_scan import Kind
 from agent_telemetry.warehouse._source import LogInput
@@ -72,24 +77,20 @@ class FileCounts:
     clean: Mapping[str, CleanCounts]
 
 
-def _nullish(fragment: str) -> str:
-    """The key is absent or null (``payload.get(key) is None``)."""
-    return f"coalesce({fragment}, 'null') = 'null'"
-
-
-def _field_holds(judge: JudgeSql, spec: FieldSpec) -> str:
-    """SQL: the field is absent where allowed, or holds a native, allowed value."""
-    fragment, value = judge.fragment(spec.name), judge.value(spec.name)
+def _field_holds(judge: TypedJudge, spec: FieldSpec) -> str:
+    """SQL: the field is absent where allowed, or holds a native, allowed value. Past
+    the gate a value is native (a coercion such as "5" or "true" goes to Python)."""
+    value = judge.value(spec.name)
     if spec.kind == "enum":
         good = f"{value} IN ({', '.join(_lit(m) for m in spec.members)})"
-    elif spec.kind == "bool":  # "true" as a string is a coercion: the slow path counts it
-        good = f"{fragment} IN ('true', 'false')"
+    elif spec.kind == "bool":
+        good = "true"
     elif spec.ge is None or spec.le is None:
         good = "false"
-    else:  # a non-null integer is a plain integer (else Python judges the line)
+    else:
         good = f"{value} BETWEEN {spec.ge} AND {spec.le}"
     absent = "false" if spec.required else "true"
-    return f"(CASE WHEN {_nullish(fragment)} THEN {absent} ELSE coalesce({good}, false) END)"
+    return f"(CASE WHEN {judge.absent(spec.name)} THEN {absent} ELSE coalesce({good}, false) END)"
 
 
 def sql_checkable(spec: EventSpec) -> bool:
@@ -107,7 +108,7 @@ class FastCheck:
 
     def __init__(self, current: Mapping[str, tuple[int, EventSpec]]) -> None:
         """``current``: event name -> (its current version, its spec)."""
-        self.judge = judge = JudgeSql(frozenset(PAYLOAD_KINDS))
+        self.judge = judge = TypedJudge(frozenset(PAYLOAD_KINDS))
         self.versions = {name: version for name, (version, _) in current.items()}
         self.specs = {name: spec for name, (_, spec) in current.items() if sql_checkable(spec)}
         self.con = duckdb.connect()
@@ -118,10 +119,9 @@ class FastCheck:
             for name, spec in self.specs.items()
         )
         clean = (
-            f"{telemetry} AND stamp IS NOT NULL AND {_nullish(judge.fragment('invalid_fields'))} "
-            f"AND ({_nullish(judge.fragment('unknown_fields'))} "
-            f"OR {judge.value('unknown_fields')} = 0) "
-            "AND (shape = 'emitter' OR coalesce(CAST(v.insertId AS VARCHAR), 'null') = 'null') "
+            f"{telemetry} AND stamp IS NOT NULL AND {judge.absent('invalid_fields')} "
+            f"AND coalesce({judge.value('unknown_fields')} = 0, true) "
+            "AND (shape = 'emitter' OR v.insertId IS NULL) "
             f"AND coalesce(CASE {judge.value('event')} {cases} ELSE false END, false)"
             if cases
             else "false"
@@ -132,13 +132,30 @@ class FastCheck:
             for i, (name, _) in enumerate(self.fields)
         )
         kind = f"CASE WHEN clean THEN 'clean' WHEN {telemetry} THEN '{PYTHON}' ELSE kind END"
-        self._create = (
-            f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT n, {kind} AS kind, "
-            f"CASE WHEN clean THEN {judge.value('event')} END AS event, "
-            f"{values}{', ' if values else ''}"
-            f"CASE WHEN NOT clean AND ({telemetry} OR kind = '{PYTHON}') THEN line END AS line "
+        # One pass, nothing materialised per line: clean lines fold into one group per
+        # event, other decided lines into one per kind, and each line Python must see is
+        # a group of its own (its number), carrying its text.
+        judged_lines = (
+            f"SELECT {kind} AS kind, CASE WHEN clean THEN {judge.value('event')} END AS event, "
+            f"{values}{', ' if values else ''}n, line "
             f"FROM (SELECT *, coalesce({clean}, false) AS clean FROM (SELECT *, "
             f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})))"
+        )
+        aggregates = []
+        for i, (_, spec) in enumerate(self.fields):
+            column = _column(i)
+            distinct = f"list(DISTINCT {column})" if spec.kind != "int" else "NULL"
+            aggregates.append(
+                f"count({column}) AS {column}_valid, {distinct} AS {column}_distinct, "
+                f"min({column}) AS {column}_min, max({column}) AS {column}_max"
+            )
+        self._create = (
+            f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, number, "
+            f"first(python_line) AS line, count(*) AS lines"
+            f"{''.join(', ' + a for a in aggregates)} FROM (SELECT *, "
+            f"CASE WHEN kind = '{PYTHON}' THEN n END AS number, "
+            f"CASE WHEN kind = '{PYTHON}' THEN line END AS python_line FROM ({judged_lines})) "
+            "GROUP BY kind, event, number"
         )
 
     def _clean(self, version: int, spec: EventSpec) -> str:
@@ -146,13 +163,11 @@ class FastCheck:
         known = ENVELOPE_KEYS | set(spec.field_names)
         # Keys the event does not define hold nothing (a null is an absent key).
         strangers = " AND ".join(
-            f"(shape = 'entry' OR {_nullish(judge.fragment(key))})"
+            judge.absent(key)
             for key in judge.top_keys
             if key not in known and key not in judge.kinds
         )
-        payload_strangers = [
-            _nullish(judge.fragment(key)) for key in judge.payload_keys if key not in known
-        ]
+        payload_strangers = [judge.absent(key) for key in judge.kinds if key not in known]
         parts = [
             f"{judge.value('schema_version')} = {version}",
             *(_field_holds(judge, f) for f in spec.fields),
@@ -174,24 +189,19 @@ class FastCheck:
             con.execute(f"DROP TABLE IF EXISTS {CHECKED}")
             return None
         rows = con.execute(
-            f"SELECT kind, count(*) FROM {CHECKED} WHERE kind NOT IN ('blank', '{PYTHON}') "
+            f"SELECT kind, sum(lines) FROM {CHECKED} WHERE kind NOT IN ('blank', '{PYTHON}') "
             "GROUP BY kind"
         ).fetchall()
         kinds = {
-            (Kind.TELEMETRY if kind == "clean" else _KINDS[kind]): count for kind, count in rows
+            (Kind.TELEMETRY if kind == "clean" else _KINDS[kind]): int(count)
+            for kind, count in rows
         }
         return FileCounts(kinds, self._clean_counts(con) if Kind.TELEMETRY in kinds else {})
 
     def _clean_counts(self, con: duckdb.DuckDBPyConnection) -> dict[str, CleanCounts]:
-        aggregates = []
-        for i, (_, spec) in enumerate(self.fields):
-            column = _column(i)
-            distinct = f"list(DISTINCT {column})" if spec.kind != "int" else "NULL"
-            aggregates.append(f"count({column}), {distinct}, min({column}), max({column})")
-        select = ", ".join(["event", "count(*)", *aggregates])
         counts = {}
         for row in con.execute(
-            f"SELECT {select} FROM {CHECKED} WHERE kind = 'clean' GROUP BY event"
+            f"SELECT * EXCLUDE (kind, number, line) FROM {CHECKED} WHERE kind = 'clean'"
         ).fetchall():
             fields = {
                 name: (row[2 + 4 * i], row[3 + 4 * i] or [], row[4 + 4 * i], row[5 + 4 * i])
@@ -203,7 +213,7 @@ class FastCheck:
     def rest(self) -> Iterator[tuple[int, bytes]]:
         """The lines the slow path's judgement must see, in file order: (number, line)."""
         cursor = self.con.execute(
-            f"SELECT n, line FROM {CHECKED} WHERE kind = ? ORDER BY n", [PYTHON]
+            f"SELECT number, line FROM {CHECKED} WHERE kind = ? ORDER BY number", [PYTHON]
         )
         while rows := cursor.fetchmany(4096):
             for number, line in rows:

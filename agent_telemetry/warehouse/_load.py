@@ -185,16 +185,21 @@ def load_logs(
     try:
         with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
             spool = Path(spool_dir) / "rows.jsonl"
-            for path in files:
+            for number, path in enumerate(files, 1):
                 with LogInput(path, limits=limits) as log:
                     if progress is not None:
                         progress.start_file(path.name, _size(path))
+                    staging.last = number == len(files)
                     loaded.append(_load_file(staging, log, spool, progress))
                     if progress is not None:
                         progress.finish_file()
     finally:
         staging.drop()
-    ((conflicting,),) = con.execute(conflicting_copies(table, sink)).fetchall()
+    conflicting = 0
+    # In a table this load created, an entry has copies only where one was counted a
+    # duplicate: without any, no copy can conflict (the query ranks every keyed row).
+    if not replace or any(file.duplicates for file in loaded):
+        ((conflicting,),) = con.execute(conflicting_copies(table, sink)).fetchall()
     return LoadReport(table, tuple(loaded), repeated, int(conflicting))
 
 
@@ -226,6 +231,8 @@ class _Staging:
             f"CREATE OR REPLACE TEMP TABLE {_SEEN} ({INSERT_ID} VARCHAR, "
             f"{quote_identifier(TIMESTAMP)} TIMESTAMPTZ)"
         )
+        self.last = False  # the load's last file: no later file needs its entries
+        self._seen = False  # whether earlier files stored entries in _SEEN
         # Only the pinned sink schema's types are what SQL judges into.
         self.fast = FastJudge(sink.kept, sink.kinds) if fast and sink.judged_types else None
 
@@ -241,14 +248,21 @@ class _Staging:
             f"SELECT {key} FROM {STAGED} WHERE kind = 'telemetry' AND {INSERT_ID} IS NOT NULL "
             f"AND {quote_identifier(TIMESTAMP)} IS NOT NULL"
         )
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {_NEW} AS SELECT DISTINCT * FROM ({keyed}) "
-            f"EXCEPT SELECT {key} FROM {_SEEN}"
-        )
-        ((entries,),) = con.execute(f"SELECT count(*) FROM ({keyed})").fetchall()
-        ((new,),) = con.execute(f"SELECT count(*) FROM {_NEW}").fetchall()
-        con.execute(f"INSERT INTO {_SEEN} SELECT * FROM {_NEW}")
-        con.execute(f"DROP TABLE {_NEW}")
+        if self.last and not self._seen:  # only this file's own copies count
+            ((entries, new),) = con.execute(
+                f"SELECT (SELECT count(*) FROM ({keyed})), "
+                f"(SELECT count(*) FROM (SELECT DISTINCT * FROM ({keyed})))"
+            ).fetchall()
+        else:
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {_NEW} AS SELECT DISTINCT * FROM ({keyed}) "
+                f"EXCEPT SELECT {key} FROM {_SEEN}"
+            )
+            ((entries,),) = con.execute(f"SELECT count(*) FROM ({keyed})").fetchall()
+            ((new,),) = con.execute(f"SELECT count(*) FROM {_NEW}").fetchall()
+            con.execute(f"INSERT INTO {_SEEN} SELECT * FROM {_NEW}")
+            con.execute(f"DROP TABLE {_NEW}")
+            self._seen = self._seen or new > 0
         columns = ", ".join(quote_identifier(name) for name in self.sink.columns)
         try:
             ((stored,),) = con.execute(

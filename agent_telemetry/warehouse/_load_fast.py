@@ -3,7 +3,7 @@
 A file qualifies when DuckDB can read its lines exactly as ``_source`` and ``_load_scan``
 would split them: an uncompressed UTF-8 file without a byte-order mark, in JSON lines.
 DuckDB's CSV reader splits it into lines in parallel (one column, no quoting), and
-``_judge_sql`` judges each line. The lines it leaves to Python are judged by
+``_judge_typed`` judges each line. The lines it leaves to Python are judged by
 ``_load_scan`` and ``_judge`` from their text, as the slow path judges every line.
 
 DuckDB refuses the whole file rather than guess (invalid UTF-8, a carriage return, a
@@ -19,7 +19,8 @@ from pathlib import Path
 import duckdb
 
 from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, ValueKind
-from agent_telemetry.warehouse._judge_sql import PYTHON, JudgeSql
+from agent_telemetry.warehouse._judge_sql import PYTHON
+from agent_telemetry.warehouse._judge_typed import TypedJudge
 from agent_telemetry.warehouse._load_scan import Kind
 from agent_telemetry.warehouse._source import LogInput
 
@@ -55,7 +56,7 @@ class FastJudge:
     def __init__(
         self, keep: frozenset[str], kinds: Mapping[str, ValueKind] = PAYLOAD_KINDS
     ) -> None:
-        judge = JudgeSql(keep, kinds)
+        judge = TypedJudge(keep, kinds)
         self._insert = f"INSERT INTO {STAGED} BY NAME {judge.statement(_READER)}"
 
     def stage(self, con: duckdb.DuckDBPyConnection, log: LogInput) -> dict[Kind, int] | None:

@@ -1,4 +1,4 @@
-"""The load's two judges give the same table: DuckDB's SQL (``_judge_sql``) and Python's
+"""The load's two judges give the same table: DuckDB's SQL (``_judge_typed``) and Python's
 (``_judge``), over the same hostile lines (tests/warehouse/two_paths_corpus.py).
 
 Each file is loaded twice, fast (SQL judges what it reads exactly, Python the lines it
@@ -25,12 +25,15 @@ from agent_telemetry.warehouse._load import (
 from agent_telemetry.warehouse._load_fast import STAGED, qualifies
 from agent_telemetry.warehouse._source import LogInput
 from tests.warehouse.corpus import corpus
-from tests.warehouse.two_paths_corpus import duplicated_entries, hostile_lines
+from tests.warehouse.two_paths_corpus import duplicated_entries, hostile_lines, valid_lines
 
 FILES = {
     "two-hostile.jsonl": hostile_lines(26, 4000),
     "two-hostile-small.jsonl": hostile_lines(7, 300),
     "two-duplicates.jsonl": duplicated_entries(3, 500),
+    # what emitters write: nearly every line is judged in SQL
+    "two-valid.jsonl": valid_lines(11, 3000),
+    "two-valid-emitter.jsonl": valid_lines(12, 3000, entries=False),
     # files DuckDB refuses whole (the slow path takes them): never wrong, only slower
     "two-crlf.jsonl": hostile_lines(8, 200).replace(b"\n", b"\r\n"),
     "two-invalid-utf8.jsonl": hostile_lines(9, 200) + b'{"event": "chat_turn", "x": "\xff"}\n',
@@ -106,12 +109,17 @@ def test_both_judges_agree_across_files_on_duplicates(
 def test_the_corpus_exercises_both_judges(written: dict[str, Path]) -> None:
     kinds = _staged_kinds(written["two-hostile.jsonl"])
     assert kinds is not None
-    assert kinds["telemetry"] > 1000  # judged in SQL
+    # judged in SQL (a line holding any value out of its plain form goes to Python)
+    assert kinds["telemetry"] > 500
     assert kinds["python"] > 500  # left to Python
     assert kinds["text"]
     assert kinds["other_json"]
     assert kinds["blank"]
     assert kinds["oversized"]
+    for name in ("two-valid.jsonl", "two-valid-emitter.jsonl"):
+        valid = _staged_kinds(written[name])
+        assert valid is not None
+        assert valid["telemetry"] > 2700, name  # of 3000 (LogEntries and emitter lines)
 
 
 @pytest.mark.parametrize("name", ["two-crlf.jsonl", "two-invalid-utf8.jsonl"])
