@@ -59,7 +59,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Two workers (pytest-xdist); tests/scheduling.py keeps tests that share a set-up on one
-# worker (the BigQuery transcripts on one emulator, the other emulator tests on another)
+# worker (the BigQuery emulator tests: one emulator; a docs page; a file's module fixtures)
 # and starts the longest groups first. PYTEST_WORKERS=0 runs in this process.
 PYTEST_WORKERS ?= 2
 pytest: $(STAMP) $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM)
