@@ -15,6 +15,7 @@ from agent_telemetry.errors import SchemaRuleError
 from agent_telemetry.schema import catalogue
 from agent_telemetry.schema.capacity import (
     EVENT_BUDGET_BITS,
+    domain_values,
     event_capacity,
     is_exact,
     round_significant,
@@ -193,3 +194,26 @@ def test_the_budget_refusal_names_the_fields_that_carry_the_most() -> None:
         "attack_event can say 71.3 bits per line, over the budget of 64; the fields that "
         "carry the most: a (23.3), b (23.3), c (23.3). Bucket or round them, or split the event"
     )
+
+
+@pytest.mark.parametrize(
+    "bounds", [{"ge": None}, {"le": None}, {"ge": None, "le": None}, {"ge": 10, "le": 9}]
+)
+def test_an_int_without_two_ordered_bounds_has_no_capacity(bounds: dict[str, int | None]) -> None:
+    # The definition rules refuse such a field first; counting one anyway would make a
+    # budget out of nothing (a negative or unbounded count).
+    spec = catalogue()[0]
+    field = next(f for f in spec.fields if f.kind == "int")
+    with pytest.raises(ValueError, match=f"^{field.name}: an int without bounds has no capacity$"):
+        domain_values(dataclasses.replace(field, **bounds))
+
+
+def test_a_channel_of_no_values_has_no_bits() -> None:
+    with pytest.raises(ValueError, match=r"^a channel holds at least one value$"):
+        tenths(0)
+
+
+def test_an_event_capacity_names_its_event_and_version() -> None:
+    for spec in catalogue():
+        found = event_capacity(spec)
+        assert (found.event, found.schema_version) == (spec.name, spec.schema_version)
