@@ -58,8 +58,9 @@ imports: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Two workers (pytest-xdist); the BigQuery emulator tests form one group on one worker, so
-# one emulator starts. PYTEST_WORKERS=0 runs in this process.
+# Two workers (pytest-xdist); tests/scheduling.py keeps tests that share a set-up on one
+# worker (the BigQuery emulator tests: one emulator; a docs page; a file's module fixtures)
+# and starts the longest groups first. PYTEST_WORKERS=0 runs in this process.
 PYTEST_WORKERS ?= 2
 pytest: $(STAMP) $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
@@ -106,8 +107,9 @@ diagrams: $(SYSTEM_STAMP)
 	$(BIN)/python scripts/diagrams.py
 	$(BIN)/python scripts/demo_charts.py
 
-# `check` includes the drift check of views-check.
-test: lint imports typecheck pytest check docs
+# `check` includes the drift check of views-check. The manual's `mkdocs build --strict`
+# (what `docs` runs) is built once, by pytest: tests/docs/test_site.py.
+test: lint imports typecheck pytest check
 
 # Mutation testing of the modules that carry the package's promises, one group of modules
 # against its own tests at a time (scripts/mutation.py, docs/testing.md). Not part of

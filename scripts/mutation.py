@@ -71,6 +71,7 @@ GROUPS: dict[str, Group] = {
             "agent_telemetry/schema/_base.py",
             "agent_telemetry/schema/buckets.py",
             "agent_telemetry/schema/compat.py",
+            "agent_telemetry/schema/capacity.py",
         ],
         ["tests/schema"],
     ),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from agent_telemetry.config import DeploymentConfig, load_config
 from agent_telemetry.schema import EventSpec, catalogue
@@ -14,8 +15,13 @@ from agent_telemetry.warehouse import Warehouse
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_CONFIG = REPO / "telemetry.toml"
-# Tests that share the session's one BigQuery emulator (tests/deploy/bigquery/conftest.py).
-EMULATOR_TESTS = "tests/deploy/bigquery/"
+
+# Property tests judge behaviour, never speed: on a shared or loaded machine one example
+# can take a second, and hypothesis's 200 ms deadline would fail a correct test.
+settings.register_profile(
+    "agent-telemetry", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("agent-telemetry")
 
 
 @pytest.fixture(scope="session")
@@ -37,24 +43,13 @@ def browser() -> Iterator[Any]:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadgroup`` (``make test``), keyed by path: every emulator test runs on one
-    worker, so one emulator starts; every other test is scheduled on its own.
-
-    The emulator tests are grouped by their folder, not by ``xdist_group`` marks: with
-    pytest 9.2, xdist 3.8 no longer sees those marks (pytest-xdist issue 1386), and a
-    test added to the folder needs no mark.
-    """
+    """``--dist loadgroup`` (``make test``): tests that share an expensive set-up run on
+    one worker, and the longest groups start first (tests/scheduling.py)."""
     if config.getvalue("dist") != "loadgroup":
         return None
-    from xdist.scheduler import LoadGroupScheduling
+    from tests.scheduling import make_scheduler
 
-    class EmulatorTestsTogether(LoadGroupScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            if nodeid.startswith(EMULATOR_TESTS):
-                return EMULATOR_TESTS
-            return str(super()._split_scope(nodeid))
-
-    return EmulatorTestsTogether(config, log)
+    return make_scheduler(config, log)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.report.charts import WINDOW_MINUTES, Chart, ChartData
+from agent_telemetry.report.charts import CHART_WINDOW_MINUTES, Chart, ChartData
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -106,7 +106,7 @@ def _stacked_time(fig: Figure, chart: Chart, rows: Sequence[tuple[Any, ...]]) ->
     panels = list(dict.fromkeys(str(r[0]) for r in rows))
     fig.set_size_inches(WIDTH_IN, 1.2 + 1.6 * len(panels))
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-    width = timedelta(minutes=WINDOW_MINUTES * 0.9)
+    width = timedelta(minutes=CHART_WINDOW_MINUTES * 0.9)
     for ax, panel in zip(axes, panels, strict=True):
         mine = [r for r in rows if str(r[0]) == panel]
         times = sorted({r[1] for r in mine})

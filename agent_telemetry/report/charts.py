@@ -44,7 +44,7 @@ class Chart:
     panels_by: str | None = None  # grouped_bars/stacked_time: one panel per distinct x[0]
 
 
-WINDOW_MINUTES = 15
+CHART_WINDOW_MINUTES = 15
 STATUSES = _members(PipelineRun, "status")
 LANES = _members(PipelineRun, "lane")
 STATES = _members(ProviderStatus, "state")
@@ -55,9 +55,11 @@ CHARTS: tuple[Chart, ...] = (
     Chart(
         key="runs_over_time",
         title="Runs per lane and status over time",
-        caption=f"pipeline_run, per {WINDOW_MINUTES}-minute window (UTC); one panel per lane.",
+        caption=(
+            f"pipeline_run, per {CHART_WINDOW_MINUTES}-minute window (UTC); one panel per lane."
+        ),
         sql=(
-            f"SELECT lane, time_bucket(INTERVAL {WINDOW_MINUTES} MINUTE, timestamp) "
+            f"SELECT lane, time_bucket(INTERVAL {CHART_WINDOW_MINUTES} MINUTE, timestamp) "
             "AS window_start, status, count(*) AS runs FROM pipeline_run WHERE lane IS NOT NULL "
             f"GROUP BY 1, 2, 3 ORDER BY {_order(PipelineRun, 'lane', 'lane')}, window_start, "
             f"{_order(PipelineRun, 'status', 'status')}"

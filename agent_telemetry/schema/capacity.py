@@ -11,8 +11,8 @@ figure can never differ between two places.
 - An event's capacity is the product of its fields' counts: the number of different
   lines one version can write. ``event`` and ``schema_version`` take one value on every
   line of one version (the emitter writes only catalogued, current versions), so they
-  add nothing within an event; the choice *between* events is counted once for the
-  catalogue (``catalogue_values``): a line of a catalogue says at most
+  add nothing within an event; the choice *between* events is bounded by the catalogue's
+  own review (a new event is a new lock entry): a line of a catalogue says at most
   log2(sum over its events of their counts) bits.
 
 Counts are exact integers; bits are shown to a tenth, rounded to nearest with integer
@@ -21,7 +21,6 @@ arithmetic only (no float at an edge decides a budget or a review).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from math import prod
 
@@ -205,12 +204,6 @@ def event_capacity(spec: EventSpec) -> EventCapacity:
         spec.schema_version,
         tuple(FieldCapacity(f.name, field_values(f)) for f in spec.fields),
     )
-
-
-def catalogue_values(specs: Iterable[EventSpec]) -> int:
-    """Different lines a catalogue's emitter can write: for each event (its current
-    version), its own lines; the event name is the choice between them."""
-    return sum(event_capacity(spec).values for spec in specs)
 
 
 def review_tenths(bits: float) -> int:

@@ -38,8 +38,7 @@ from agent_telemetry.views._sql_error import sql_error_text
 from agent_telemetry.views.table_field import googlesql_type
 
 LANE_VIEW = "lane_health"
-WINDOW_MINUTES = 5
-LANE_WINDOW_MINUTES = WINDOW_MINUTES  # the public name (agent_telemetry.views)
+LANE_WINDOW_MINUTES = 5
 # The error classes a dead provider shows up as (counted per window, when failed).
 PROVIDER_ERRORS: tuple[str, ...] = ("rate_limited", "quota_exhausted", "model_overloaded")
 # Every value the view compares with, checked against the models' sets at build time.
@@ -91,7 +90,7 @@ def lane_columns(run_view: str, status_view: str) -> tuple[LaneColumn, ...]:
         LaneColumn(
             "window_start",
             "TIMESTAMP",
-            f"Start of the {WINDOW_MINUTES}-minute window (UTC, aligned to the hour); a "
+            f"Start of the {LANE_WINDOW_MINUTES}-minute window (UTC, aligned to the hour); a "
             f"window is a row when runs ended on the lane or {status_view} lines came in it.",
             _reads(run + "timestamp", status + "timestamp"),
         ),
@@ -154,7 +153,7 @@ class LanePlan:
     run_view: str
     status_view: str
     columns: tuple[LaneColumn, ...]
-    window_minutes: int = WINDOW_MINUTES
+    window_minutes: int = LANE_WINDOW_MINUTES
     provider_errors: tuple[str, ...] = PROVIDER_ERRORS
     live: str = LIVE
 

@@ -353,6 +353,8 @@ def quality_view(
         table_ref=table_ref(source.project, source.dataset, source.table),
         not_a_field=NOT_A_FIELD,
         copy_order=copy_order(specs),
+        # every field key once, as the views read it (one sink column per key, one type)
+        field_reads=tuple({f.name: f.read_as for p in plans for f in p.fields}.items()),
     )
     version = max(p.schema_version for p in plans)
     return finish_view(

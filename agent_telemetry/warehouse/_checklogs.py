@@ -29,16 +29,16 @@ from agent_telemetry.schema import EVENT_VERSIONS, EventSpec, FieldSpec, Telemet
 from agent_telemetry.schema.coverage import Coverage, Observed, coverage
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS, NOT_A_FIELD, REJECTED_EVENT, RejectReason
 from agent_telemetry.schema.versions import current_models
-from agent_telemetry.warehouse._copies import Copies
+from agent_telemetry.warehouse._copies import Copies, copy_order
 from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
 from agent_telemetry.warehouse._judge import (
     INVALID,
-    PAYLOAD_KINDS,
     Coercion,
     Reading,
     SinkPayload,
     insert_id,
     is_emitter_time,
+    payload_kinds,
     read_bool,
     read_int,
     read_string,
@@ -322,7 +322,11 @@ def check_logs(
     files, report.repeated = distinct_inputs(Path(p) for p in paths)
     # Across files, as the views see every file in one table: the copies of each entry
     # wait until every file is read, then the one the views keep is checked.
-    copies = Copies(SinkPayload(frozenset(PAYLOAD_KINDS)))
+    # Ranked by the catalogue's own sink columns, a service's own fields included, as its
+    # views rank them.
+    specs = tuple(event_spec(model) for model in versions.values())
+    kinds = payload_kinds(specs)
+    copies = Copies(SinkPayload(frozenset(kinds), kinds), copy_order(specs))
     fast_check = _fast_check(report) if fast and files else None
     try:
         for path in files:

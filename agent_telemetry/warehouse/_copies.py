@@ -19,20 +19,28 @@ from typing import IO, Any
 
 import orjson
 
+from agent_telemetry.schema import EventSpec
 from agent_telemetry.views import payload_fields
 from agent_telemetry.warehouse._load_scan import Telemetry
 
 # The payload columns in the sink schema's order: (name, repeated).
-_ORDER: tuple[tuple[str, bool], ...] = tuple(
-    (field.name, field.mode == "REPEATED") for field in payload_fields()
-)
+Order = tuple[tuple[str, bool], ...]
 _NULL: tuple[int] = (0,)
 
 
-def rank_key(row: Mapping[str, Any]) -> tuple[tuple[Any, ...], ...]:
+def copy_order(specs: tuple[EventSpec, ...] | None = None) -> Order:
+    """The columns the views of ``specs``' catalogue (default: the package's own) rank
+    copies by: every payload column of its sink, in the sink schema's order."""
+    return tuple((field.name, field.mode == "REPEATED") for field in payload_fields(specs))
+
+
+PACKAGE_ORDER = copy_order()
+
+
+def rank_key(row: Mapping[str, Any], order: Order = PACKAGE_ORDER) -> tuple[tuple[Any, ...], ...]:
     """The copy's place in the views' order: smaller is kept."""
     key: list[tuple[Any, ...]] = []
-    for name, repeated in _ORDER:
+    for name, repeated in order:
         value = row.get(name)
         if repeated:
             key.append((1, orjson.dumps(value or []).decode()))
@@ -46,8 +54,11 @@ class Copies:
     from it. Each copy's parts go to a spool file; memory holds, per entry, the kept
     copy's place in the spool and a 64-bit hash of its judged payload."""
 
-    def __init__(self, judge: Callable[[Telemetry], Mapping[str, Any]]) -> None:
+    def __init__(
+        self, judge: Callable[[Telemetry], Mapping[str, Any]], order: Order = PACKAGE_ORDER
+    ) -> None:
         self._judge = judge  # a copy's judged payload, as the sink holds it
+        self._order = order  # the catalogue's sink columns, as its views rank copies
         # Closed by close(): the spool lives as long as the check.
         self._spool: IO[bytes] = tempfile.TemporaryFile(prefix="agent-telemetry-copies-")  # noqa: SIM115
         self._kept: dict[int, int] = {}  # entry -> spool offset << 64 | payload hash
@@ -58,7 +69,7 @@ class Copies:
 
     def add(self, entry: int, telemetry: Telemetry) -> bool:
         """Record one copy of ``entry``; whether the entry was seen before."""
-        rank = rank_key(self._judge(telemetry))
+        rank = rank_key(self._judge(telemetry), self._order)
         digest = hash(rank) & _MASK
         kept = self._kept.get(entry)
         if kept is None:
@@ -68,7 +79,7 @@ class Copies:
         counts[0] += 1
         if kept & _MASK == digest:
             counts[1] += 1
-        elif rank < rank_key(self._judge(self._read(kept >> 64))):
+        elif rank < rank_key(self._judge(self._read(kept >> 64)), self._order):
             self._kept[entry] = self._write(telemetry) << 64 | digest
             counts[1] = 1
         return True

@@ -15,6 +15,7 @@ from agent_telemetry.errors import SchemaRuleError
 from agent_telemetry.schema import catalogue
 from agent_telemetry.schema.capacity import (
     EVENT_BUDGET_BITS,
+    domain_values,
     event_capacity,
     is_exact,
     round_significant,
@@ -108,6 +109,30 @@ def test_rounding_matches_decimal_arithmetic(value: int, digits: int) -> None:
         assert round_with(value, step_table(digits)) == _reference(value, digits)
 
 
+def _boundaries(digits: int) -> set[int]:
+    """Every value of the two decimal lengths past ``digits`` (each half-way point among
+    them), plus the edges of every longer length and of every bit length up to 2^53."""
+    values = set(range(10**digits, 10 ** (digits + 2)))
+    for length in range(digits + 2, 17):
+        top, step = 10**length, 10 ** (length + 1 - digits)
+        for centre in (top, top + step // 2, top - step // 20 * 10, 3 * top + step // 2):
+            values |= {centre - 1, centre, centre + 1}
+    for bits in range(1, 54):
+        values |= {2**bits - 1, 2**bits, 2**bits + 1}
+    return {v for v in values if v >= 10**digits}
+
+
+@pytest.mark.parametrize("digits", [1, 2, 3, 4])
+def test_the_emitters_step_table_rounds_as_decimal_arithmetic_at_every_edge(digits: int) -> None:
+    # The emitter rounds through step_table (a lookup by bit length); a float half-step or
+    # a wrong half would pass random values and write 1230.0 or 1000 for 1005.
+    table = step_table(digits)
+    for value in sorted(_boundaries(digits)):
+        rounded = round_with(value, table)
+        assert type(rounded) is int
+        assert rounded == _reference(value, digits), value
+
+
 @pytest.mark.parametrize(
     ("value", "rounded"),
     [
@@ -169,3 +194,26 @@ def test_the_budget_refusal_names_the_fields_that_carry_the_most() -> None:
         "attack_event can say 71.3 bits per line, over the budget of 64; the fields that "
         "carry the most: a (23.3), b (23.3), c (23.3). Bucket or round them, or split the event"
     )
+
+
+@pytest.mark.parametrize(
+    "bounds", [{"ge": None}, {"le": None}, {"ge": None, "le": None}, {"ge": 10, "le": 9}]
+)
+def test_an_int_without_two_ordered_bounds_has_no_capacity(bounds: dict[str, int | None]) -> None:
+    # The definition rules refuse such a field first; counting one anyway would make a
+    # budget out of nothing (a negative or unbounded count).
+    spec = catalogue()[0]
+    field = next(f for f in spec.fields if f.kind == "int")
+    with pytest.raises(ValueError, match=f"^{field.name}: an int without bounds has no capacity$"):
+        domain_values(dataclasses.replace(field, **bounds))
+
+
+def test_a_channel_of_no_values_has_no_bits() -> None:
+    with pytest.raises(ValueError, match=r"^a channel holds at least one value$"):
+        tenths(0)
+
+
+def test_an_event_capacity_names_its_event_and_version() -> None:
+    for spec in catalogue():
+        found = event_capacity(spec)
+        assert (found.event, found.schema_version) == (spec.name, spec.schema_version)

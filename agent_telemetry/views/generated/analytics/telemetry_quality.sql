@@ -42,7 +42,7 @@ OPTIONS (
     ('view-kind', 'quality')
   ]
 ) AS
-WITH pipeline_run_lines AS (
+WITH entries AS (
   SELECT
     DATE(sink.timestamp) AS day,
     JSON_VALUE(sink.json_payload, '$.event') AS event,
@@ -54,48 +54,6 @@ WITH pipeline_run_lines AS (
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
       NULL
     ) AS schema_version,
-    ARRAY(
-      SELECT
-        JSON_VALUE(item, '$') AS _col_0
-      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-      WHERE
-        JSON_TYPE(item) = 'string'
-        AND JSON_VALUE(item, '$') IN (
-          'lane',
-          'status',
-          'reason',
-          'error_class',
-          'queue_wait_ms',
-          'queue_position',
-          'user_runs_today',
-          'user_tokens_today',
-          'attempts',
-          'duration_ms',
-          'model_calls',
-          'provider'
-        )
-    ) AS invalid_fields,
-    EXISTS(
-      SELECT
-        1 AS `1`
-      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-      WHERE
-        JSON_TYPE(item) = 'string'
-        AND NOT JSON_VALUE(item, '$') IN (
-          'lane',
-          'status',
-          'reason',
-          'error_class',
-          'queue_wait_ms',
-          'queue_position',
-          'user_runs_today',
-          'user_tokens_today',
-          'attempts',
-          'duration_ms',
-          'model_calls',
-          'provider'
-        )
-    ) AS names_not_a_field,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.unknown_fields'),
@@ -657,642 +615,48 @@ WITH pipeline_run_lines AS (
         ) ASC
       )
     ) AS conflicting_copies,
-    IF(
-      JSON_TYPE(sink.json_payload.`lane`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.lane'),
-      NULL
-    ) AS lane,
-    IF(
-      JSON_TYPE(sink.json_payload.`status`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.status'),
-      NULL
-    ) AS status,
-    IF(
-      JSON_TYPE(sink.json_payload.`reason`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.reason'),
-      NULL
-    ) AS reason,
-    IF(
-      JSON_TYPE(sink.json_payload.`error_class`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.error_class'),
-      NULL
-    ) AS error_class,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-      NULL
-    ) AS queue_wait_ms,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.queue_position'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-      NULL
-    ) AS queue_position,
-    IF(
-      JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.user_runs_today'),
-      NULL
-    ) AS user_runs_today,
-    IF(
-      JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
-      NULL
-    ) AS user_tokens_today,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.attempts'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-      NULL
-    ) AS attempts,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.duration_ms'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-      NULL
-    ) AS duration_ms,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.model_calls'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-      NULL
-    ) AS model_calls,
-    IF(
-      JSON_TYPE(sink.json_payload.`provider`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.provider'),
-      NULL
-    ) AS provider
-  FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
-  WHERE
-    sink.log_id = 'run.googleapis.com/stdout'
-  QUALIFY
-    sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (
-      PARTITION BY sink.insert_id, sink.timestamp
-      ORDER BY IF(
-        JSON_TYPE(sink.json_payload.`event`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.event'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.schema_version'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.schema_version'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.schema_version'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`time`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.time'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`lane`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.lane'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`status`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.status'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`reason`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.reason'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`error_class`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.error_class'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.user_runs_today'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`tier`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.tier'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`kind`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.kind'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.refusal'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`error`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.error'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`theme`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.theme'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.render_lane'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
-        CASE JSON_VALUE(sink.json_payload, '$.passed')
-          WHEN 'true'
-          THEN TRUE
-          WHEN 'false'
-          THEN FALSE
-        END,
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`state`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.state'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`probe`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.probe'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, TO_JSON_STRING(
-        ARRAY(
-          SELECT
-            JSON_VALUE(item, '$') AS _col_0
-          FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-          WHERE
-            JSON_TYPE(item) = 'string'
+    ARRAY(
+      SELECT
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
+      WHERE
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN (
+          'lane',
+          'status',
+          'reason',
+          'error_class',
+          'queue_wait_ms',
+          'queue_position',
+          'user_runs_today',
+          'user_tokens_today',
+          'attempts',
+          'duration_ms',
+          'model_calls',
+          'provider'
         )
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC
-    ) = 1
-), chat_turn_lines AS (
-  SELECT
-    DATE(sink.timestamp) AS day,
-    JSON_VALUE(sink.json_payload, '$.event') AS event,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.schema_version'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-      NULL
-    ) AS schema_version,
+    ) AS invalid_fields_pipeline_run,
+    EXISTS(
+      SELECT
+        1 AS `1`
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
+      WHERE
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN (
+          'lane',
+          'status',
+          'reason',
+          'error_class',
+          'queue_wait_ms',
+          'queue_position',
+          'user_runs_today',
+          'user_tokens_today',
+          'attempts',
+          'duration_ms',
+          'model_calls',
+          'provider'
+        )
+    ) AS names_not_a_field_pipeline_run,
     ARRAY(
       SELECT
         JSON_VALUE(item, '$') AS _col_0
@@ -1308,7 +672,7 @@ WITH pipeline_run_lines AS (
           'model_calls',
           'pipeline_runs'
         )
-    ) AS invalid_fields,
+    ) AS invalid_fields_chat_turn,
     EXISTS(
       SELECT
         1 AS `1`
@@ -1324,1173 +688,7 @@ WITH pipeline_run_lines AS (
           'model_calls',
           'pipeline_runs'
         )
-    ) AS names_not_a_field,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-      NULL
-    ) AS unknown_fields,
-    IF(
-      sink.insert_id IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
-    ) AS extra_copies,
-    IF(
-      sink.insert_id IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
-        PARTITION BY sink.insert_id, sink.timestamp
-        ORDER BY IF(
-          JSON_TYPE(sink.json_payload.`event`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.event'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.schema_version'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`time`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.time'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`lane`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.lane'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`status`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.status'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`reason`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.reason'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`error_class`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.error_class'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.queue_position'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.user_runs_today'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.attempts'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.duration_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.model_calls'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`provider`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.provider'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`tier`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.tier'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`kind`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.kind'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.refusal'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`error`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.error'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`theme`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.theme'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.render_lane'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.render_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
-          CASE JSON_VALUE(sink.json_payload, '$.passed')
-            WHEN 'true'
-            THEN TRUE
-            WHEN 'false'
-            THEN FALSE
-          END,
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.attempt'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`state`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.state'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`probe`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.probe'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, TO_JSON_STRING(
-          ARRAY(
-            SELECT
-              JSON_VALUE(item, '$') AS _col_0
-            FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-            WHERE
-              JSON_TYPE(item) = 'string'
-          )
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC
-      )
-    ) AS conflicting_copies,
-    IF(
-      JSON_TYPE(sink.json_payload.`tier`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.tier'),
-      NULL
-    ) AS tier,
-    IF(
-      JSON_TYPE(sink.json_payload.`kind`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.kind'),
-      NULL
-    ) AS kind,
-    IF(
-      JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.refusal'),
-      NULL
-    ) AS refusal,
-    IF(
-      JSON_TYPE(sink.json_payload.`error`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.error'),
-      NULL
-    ) AS error,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.duration_ms'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-      NULL
-    ) AS duration_ms,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.model_calls'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-      NULL
-    ) AS model_calls,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-      NULL
-    ) AS pipeline_runs
-  FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
-  WHERE
-    sink.log_id = 'run.googleapis.com/stdout'
-  QUALIFY
-    sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (
-      PARTITION BY sink.insert_id, sink.timestamp
-      ORDER BY IF(
-        JSON_TYPE(sink.json_payload.`event`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.event'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.schema_version'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.schema_version'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.schema_version'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`time`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.time'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`lane`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.lane'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`status`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.status'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`reason`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.reason'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`error_class`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.error_class'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.user_runs_today'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`tier`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.tier'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`kind`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.kind'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.refusal'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`error`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.error'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`theme`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.theme'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.render_lane'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
-        CASE JSON_VALUE(sink.json_payload, '$.passed')
-          WHEN 'true'
-          THEN TRUE
-          WHEN 'false'
-          THEN FALSE
-        END,
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`state`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.state'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`probe`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.probe'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, TO_JSON_STRING(
-        ARRAY(
-          SELECT
-            JSON_VALUE(item, '$') AS _col_0
-          FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-          WHERE
-            JSON_TYPE(item) = 'string'
-        )
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC
-    ) = 1
-), pipeline_render_lines AS (
-  SELECT
-    DATE(sink.timestamp) AS day,
-    JSON_VALUE(sink.json_payload, '$.event') AS event,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.schema_version'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-      NULL
-    ) AS schema_version,
+    ) AS names_not_a_field_chat_turn,
     ARRAY(
       SELECT
         JSON_VALUE(item, '$') AS _col_0
@@ -2498,7 +696,7 @@ WITH pipeline_run_lines AS (
       WHERE
         JSON_TYPE(item) = 'string'
         AND JSON_VALUE(item, '$') IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
-    ) AS invalid_fields,
+    ) AS invalid_fields_pipeline_render,
     EXISTS(
       SELECT
         1 AS `1`
@@ -2506,578 +704,136 @@ WITH pipeline_run_lines AS (
       WHERE
         JSON_TYPE(item) = 'string'
         AND NOT JSON_VALUE(item, '$') IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
-    ) AS names_not_a_field,
+    ) AS names_not_a_field_pipeline_render,
+    ARRAY(
+      SELECT
+        JSON_VALUE(item, '$') AS _col_0
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
+      WHERE
+        JSON_TYPE(item) = 'string'
+        AND JSON_VALUE(item, '$') IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+    ) AS invalid_fields_provider_status,
+    EXISTS(
+      SELECT
+        1 AS `1`
+      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
+      WHERE
+        JSON_TYPE(item) = 'string'
+        AND NOT JSON_VALUE(item, '$') IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
+    ) AS names_not_a_field_provider_status,
+    IF(
+      JSON_TYPE(sink.json_payload.`lane`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.lane'),
+      NULL
+    ) AS field_lane,
+    IF(
+      JSON_TYPE(sink.json_payload.`status`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.status'),
+      NULL
+    ) AS field_status,
+    IF(
+      JSON_TYPE(sink.json_payload.`reason`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.reason'),
+      NULL
+    ) AS field_reason,
+    IF(
+      JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.error_class'),
+      NULL
+    ) AS field_error_class,
     IF(
       REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+        JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
         '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
       ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
       NULL
-    ) AS unknown_fields,
+    ) AS field_queue_wait_ms,
     IF(
-      sink.insert_id IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
-    ) AS extra_copies,
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.queue_position'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+      NULL
+    ) AS field_queue_position,
     IF(
-      sink.insert_id IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
-        PARTITION BY sink.insert_id, sink.timestamp
-        ORDER BY IF(
-          JSON_TYPE(sink.json_payload.`event`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.event'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.schema_version'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`time`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.time'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`lane`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.lane'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`status`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.status'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`reason`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.reason'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`error_class`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.error_class'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.queue_position'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.user_runs_today'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.attempts'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.duration_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.model_calls'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`provider`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.provider'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`tier`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.tier'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`kind`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.kind'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.refusal'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`error`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.error'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`theme`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.theme'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.render_lane'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.render_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
-          CASE JSON_VALUE(sink.json_payload, '$.passed')
-            WHEN 'true'
-            THEN TRUE
-            WHEN 'false'
-            THEN FALSE
-          END,
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.attempt'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`state`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.state'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`probe`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.probe'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, TO_JSON_STRING(
-          ARRAY(
-            SELECT
-              JSON_VALUE(item, '$') AS _col_0
-            FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-            WHERE
-              JSON_TYPE(item) = 'string'
-          )
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC
-      )
-    ) AS conflicting_copies,
+      JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+      NULL
+    ) AS field_user_runs_today,
+    IF(
+      JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+      NULL
+    ) AS field_user_tokens_today,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.attempts'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+      NULL
+    ) AS field_attempts,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.duration_ms'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+      NULL
+    ) AS field_duration_ms,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.model_calls'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+      NULL
+    ) AS field_model_calls,
+    IF(
+      JSON_TYPE(sink.json_payload.`provider`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.provider'),
+      NULL
+    ) AS field_provider,
+    IF(
+      JSON_TYPE(sink.json_payload.`tier`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.tier'),
+      NULL
+    ) AS field_tier,
+    IF(
+      JSON_TYPE(sink.json_payload.`kind`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.kind'),
+      NULL
+    ) AS field_kind,
+    IF(
+      JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.refusal'),
+      NULL
+    ) AS field_refusal,
+    IF(
+      JSON_TYPE(sink.json_payload.`error`) = 'string',
+      JSON_VALUE(sink.json_payload, '$.error'),
+      NULL
+    ) AS field_error,
+    IF(
+      REGEXP_CONTAINS(
+        JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+      ),
+      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+      NULL
+    ) AS field_pipeline_runs,
     IF(
       JSON_TYPE(sink.json_payload.`theme`) = 'string',
       JSON_VALUE(sink.json_payload, '$.theme'),
       NULL
-    ) AS theme,
+    ) AS field_theme,
     IF(
       JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
       JSON_VALUE(sink.json_payload, '$.render_lane'),
       NULL
-    ) AS render_lane,
+    ) AS field_render_lane,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
@@ -3085,7 +841,7 @@ WITH pipeline_run_lines AS (
       ),
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
       NULL
-    ) AS slot_wait_ms,
+    ) AS field_slot_wait_ms,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.render_ms'),
@@ -3093,7 +849,7 @@ WITH pipeline_run_lines AS (
       ),
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
       NULL
-    ) AS render_ms,
+    ) AS field_render_ms,
     IF(
       JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
       CASE JSON_VALUE(sink.json_payload, '$.passed')
@@ -3103,7 +859,7 @@ WITH pipeline_run_lines AS (
         THEN FALSE
       END,
       NULL
-    ) AS passed,
+    ) AS field_passed,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.attempt'),
@@ -3111,1160 +867,17 @@ WITH pipeline_run_lines AS (
       ),
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
       NULL
-    ) AS attempt
-  FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
-  WHERE
-    sink.log_id = 'run.googleapis.com/stdout'
-  QUALIFY
-    sink.insert_id IS NULL
-    OR ROW_NUMBER() OVER (
-      PARTITION BY sink.insert_id, sink.timestamp
-      ORDER BY IF(
-        JSON_TYPE(sink.json_payload.`event`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.event'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.schema_version'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.schema_version'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.schema_version'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`time`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.time'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`lane`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.lane'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`status`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.status'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`reason`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.reason'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`error_class`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.error_class'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.user_runs_today'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`tier`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.tier'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`kind`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.kind'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.refusal'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`error`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.error'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`theme`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.theme'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.render_lane'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
-        CASE JSON_VALUE(sink.json_payload, '$.passed')
-          WHEN 'true'
-          THEN TRUE
-          WHEN 'false'
-          THEN FALSE
-        END,
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`state`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.state'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`probe`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.probe'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, TO_JSON_STRING(
-        ARRAY(
-          SELECT
-            JSON_VALUE(item, '$') AS _col_0
-          FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-          WHERE
-            JSON_TYPE(item) = 'string'
-        )
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC
-    ) = 1
-), provider_status_lines AS (
-  SELECT
-    DATE(sink.timestamp) AS day,
-    JSON_VALUE(sink.json_payload, '$.event') AS event,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.schema_version'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-      NULL
-    ) AS schema_version,
-    ARRAY(
-      SELECT
-        JSON_VALUE(item, '$') AS _col_0
-      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-      WHERE
-        JSON_TYPE(item) = 'string'
-        AND JSON_VALUE(item, '$') IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
-    ) AS invalid_fields,
-    EXISTS(
-      SELECT
-        1 AS `1`
-      FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-      WHERE
-        JSON_TYPE(item) = 'string'
-        AND NOT JSON_VALUE(item, '$') IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
-    ) AS names_not_a_field,
-    IF(
-      REGEXP_CONTAINS(
-        JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-        '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-      ),
-      SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-      NULL
-    ) AS unknown_fields,
-    IF(
-      sink.insert_id IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - 1
-    ) AS extra_copies,
-    IF(
-      sink.insert_id IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insert_id, sink.timestamp) - COUNT(*) OVER (
-        PARTITION BY sink.insert_id, sink.timestamp
-        ORDER BY IF(
-          JSON_TYPE(sink.json_payload.`event`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.event'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.schema_version'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.schema_version'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.schema_version') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`time`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.time'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`lane`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.lane'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`status`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.status'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`reason`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.reason'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`error_class`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.error_class'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.queue_position'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.user_runs_today'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.attempts'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.duration_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.model_calls'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`provider`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.provider'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`tier`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.tier'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`kind`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.kind'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.refusal'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`error`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.error'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`theme`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.theme'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.render_lane'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.render_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
-          CASE JSON_VALUE(sink.json_payload, '$.passed')
-            WHEN 'true'
-            THEN TRUE
-            WHEN 'false'
-            THEN FALSE
-          END,
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.attempt'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`state`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.state'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`probe`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.probe'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, TO_JSON_STRING(
-          ARRAY(
-            SELECT
-              JSON_VALUE(item, '$') AS _col_0
-            FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-            WHERE
-              JSON_TYPE(item) = 'string'
-          )
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC
-      )
-    ) AS conflicting_copies,
-    IF(
-      JSON_TYPE(sink.json_payload.`provider`) = 'string',
-      JSON_VALUE(sink.json_payload, '$.provider'),
-      NULL
-    ) AS provider,
+    ) AS field_attempt,
     IF(
       JSON_TYPE(sink.json_payload.`state`) = 'string',
       JSON_VALUE(sink.json_payload, '$.state'),
       NULL
-    ) AS state,
+    ) AS field_state,
     IF(
       JSON_TYPE(sink.json_payload.`probe`) = 'string',
       JSON_VALUE(sink.json_payload, '$.probe'),
       NULL
-    ) AS probe,
+    ) AS field_probe,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.retry_after_s'),
@@ -4272,7 +885,7 @@ WITH pipeline_run_lines AS (
       ),
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
       NULL
-    ) AS retry_after_s,
+    ) AS field_retry_after_s,
     IF(
       REGEXP_CONTAINS(
         JSON_VALUE(sink.json_payload, '$.blocked_runs'),
@@ -4280,7 +893,7 @@ WITH pipeline_run_lines AS (
       ),
       SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
       NULL
-    ) AS blocked_runs
+    ) AS field_blocked_runs
   FROM `acme-agents-prod.agent_logs._AllLogs` AS sink
   WHERE
     sink.log_id = 'run.googleapis.com/stdout'
@@ -4832,86 +1445,81 @@ WITH pipeline_run_lines AS (
     ) = 1
 )
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'lane' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('lane' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('lane' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.lane IS NULL
-    AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
+    NOT entries.field_lane IS NULL
+    AND NOT COALESCE(entries.field_lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'status' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('status' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('status' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.status IS NULL
-    AND NOT COALESCE(
-      pipeline_run_lines.status IN ('ok', 'needs_attention', 'failed', 'not_ready'),
-      FALSE
-    )
+    NOT entries.field_status IS NULL
+    AND NOT COALESCE(entries.field_status IN ('ok', 'needs_attention', 'failed', 'not_ready'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'reason' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('reason' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('reason' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.reason IS NULL
+    NOT entries.field_reason IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.reason IN (
+      entries.field_reason IN (
         'validation',
         'render',
         'deadline',
@@ -4926,35 +1534,34 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'error_class' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('error_class' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('error_class' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.error_class IS NULL
+    NOT entries.field_error_class IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.error_class IN (
+      entries.field_error_class IN (
         'timeout',
         'rate_limited',
         'quota_exhausted',
@@ -4969,398 +1576,388 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'queue_wait_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('queue_wait_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('queue_wait_ms' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.queue_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
+      entries.field_queue_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.queue_wait_ms BETWEEN 0 AND 3600000
-      AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
+      entries.field_queue_wait_ms BETWEEN 0 AND 3600000
+      AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'queue_position' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('queue_position' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('queue_position' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.queue_position BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
+      entries.field_queue_position BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_queue_position = TRUNC(entries.field_queue_position),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.queue_position BETWEEN 0 AND 60
-      AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
+      entries.field_queue_position BETWEEN 0 AND 60
+      AND entries.field_queue_position = TRUNC(entries.field_queue_position),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'user_runs_today' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('user_runs_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('user_runs_today' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.user_runs_today IS NULL
+    NOT entries.field_user_runs_today IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.user_runs_today IN ('1', '2_5', '6_10', '11_20', '21_30', '31_40', '41_plus'),
+      entries.field_user_runs_today IN ('1', '2_5', '6_10', '11_20', '21_30', '31_40', '41_plus'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'user_tokens_today' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('user_tokens_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('user_tokens_today' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.user_tokens_today IS NULL
+    NOT entries.field_user_tokens_today IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.user_tokens_today IN ('lt25', '25_50', '50_75', '75_90', '90_100', 'over'),
+      entries.field_user_tokens_today IN ('lt25', '25_50', '50_75', '75_90', '90_100', 'over'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'attempts' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('attempts' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('attempts' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.attempts BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
+      entries.field_attempts BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_attempts = TRUNC(entries.field_attempts),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.attempts BETWEEN 0 AND 2
-      AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
+      entries.field_attempts BETWEEN 0 AND 2
+      AND entries.field_attempts = TRUNC(entries.field_attempts),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'duration_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('duration_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('duration_ms' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
+      entries.field_duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.duration_ms BETWEEN 0 AND 3600000
-      AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
+      entries.field_duration_ms BETWEEN 0 AND 3600000
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'model_calls' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('model_calls' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('model_calls' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
+      entries.field_model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_model_calls = TRUNC(entries.field_model_calls),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.model_calls BETWEEN 0 AND 200
-      AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
+      entries.field_model_calls BETWEEN 0 AND 200
+      AND entries.field_model_calls = TRUNC(entries.field_model_calls),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'provider' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('provider' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('provider' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.provider IS NULL
+    NOT entries.field_provider IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
+      entries.field_provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   '<not a field>' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
+  COUNTIF(entries.names_not_a_field_pipeline_run) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'tier' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('tier' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('tier' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
-    NOT chat_turn_lines.tier IS NULL
-    AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
+    NOT entries.field_tier IS NULL
+    AND NOT COALESCE(entries.field_tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'kind' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('kind' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('kind' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
-    NOT chat_turn_lines.kind IS NULL
-    AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
+    NOT entries.field_kind IS NULL
+    AND NOT COALESCE(entries.field_kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'refusal' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('refusal' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('refusal' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
-    NOT chat_turn_lines.refusal IS NULL
+    NOT entries.field_refusal IS NULL
     AND NOT COALESCE(
-      chat_turn_lines.refusal IN (
+      entries.field_refusal IN (
         'out_of_scope',
         'budget',
         'unsupported_content',
@@ -5371,34 +1968,34 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'error' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('error' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('error' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
-    NOT chat_turn_lines.error IS NULL
+    NOT entries.field_error IS NULL
     AND NOT COALESCE(
-      chat_turn_lines.error IN (
+      entries.field_error IN (
         'capacity',
         'busy',
         'deadline',
@@ -5410,560 +2007,544 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'duration_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('duration_ms' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('duration_ms' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
+      entries.field_duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
       FALSE
     )
     AND NOT COALESCE(
-      chat_turn_lines.duration_ms BETWEEN 0 AND 3600000
-      AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
+      entries.field_duration_ms BETWEEN 0 AND 3600000
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'model_calls' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('model_calls' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('model_calls' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
+      entries.field_model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_model_calls = TRUNC(entries.field_model_calls),
       FALSE
     )
     AND NOT COALESCE(
-      chat_turn_lines.model_calls BETWEEN 0 AND 200
-      AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
+      entries.field_model_calls BETWEEN 0 AND 200
+      AND entries.field_model_calls = TRUNC(entries.field_model_calls),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'pipeline_runs' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('pipeline_runs' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('pipeline_runs' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.pipeline_runs BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
+      entries.field_pipeline_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_pipeline_runs = TRUNC(entries.field_pipeline_runs),
       FALSE
     )
     AND NOT COALESCE(
-      chat_turn_lines.pipeline_runs BETWEEN 0 AND 60
-      AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
+      entries.field_pipeline_runs BETWEEN 0 AND 60
+      AND entries.field_pipeline_runs = TRUNC(entries.field_pipeline_runs),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   '<not a field>' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
+  COUNTIF(entries.names_not_a_field_chat_turn) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'theme' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('theme' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('theme' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_render_lines.theme IS NULL
-    AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
+    NOT entries.field_theme IS NULL
+    AND NOT COALESCE(entries.field_theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'render_lane' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('render_lane' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('render_lane' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_render_lines.render_lane IS NULL
-    AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
+    NOT entries.field_render_lane IS NULL
+    AND NOT COALESCE(entries.field_render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'slot_wait_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('slot_wait_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('slot_wait_ms' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.slot_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
+      entries.field_slot_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_slot_wait_ms = TRUNC(entries.field_slot_wait_ms),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_render_lines.slot_wait_ms BETWEEN 0 AND 120000
-      AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
+      entries.field_slot_wait_ms BETWEEN 0 AND 120000
+      AND entries.field_slot_wait_ms = TRUNC(entries.field_slot_wait_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'render_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('render_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('render_ms' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.render_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
+      entries.field_render_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_render_ms = TRUNC(entries.field_render_ms),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_render_lines.render_ms BETWEEN 0 AND 600000
-      AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
+      entries.field_render_ms BETWEEN 0 AND 600000
+      AND entries.field_render_ms = TRUNC(entries.field_render_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'passed' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('passed' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('passed' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_render_lines.passed IS NULL
-    AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
+    NOT entries.field_passed IS NULL
+    AND NOT COALESCE(NOT entries.field_passed IS NULL, FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'attempt' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('attempt' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('attempt' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.attempt BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
+      entries.field_attempt BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_attempt = TRUNC(entries.field_attempt),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_render_lines.attempt BETWEEN 1 AND 2
-      AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
+      entries.field_attempt BETWEEN 1 AND 2
+      AND entries.field_attempt = TRUNC(entries.field_attempt),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   '<not a field>' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
+  COUNTIF(entries.names_not_a_field_pipeline_render) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'provider' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('provider' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('provider' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
-    NOT provider_status_lines.provider IS NULL
+    NOT entries.field_provider IS NULL
     AND NOT COALESCE(
-      provider_status_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
+      entries.field_provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'state' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('state' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('state' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
-    NOT provider_status_lines.state IS NULL
-    AND NOT COALESCE(
-      provider_status_lines.state IN ('live', 'rate_limited', 'no_quota', 'unreachable'),
-      FALSE
-    )
+    NOT entries.field_state IS NULL
+    AND NOT COALESCE(entries.field_state IN ('live', 'rate_limited', 'no_quota', 'unreachable'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'probe' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('probe' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('probe' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
-    NOT provider_status_lines.probe IS NULL
-    AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
+    NOT entries.field_probe IS NULL
+    AND NOT COALESCE(entries.field_probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'retry_after_s' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('retry_after_s' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('retry_after_s' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      provider_status_lines.retry_after_s BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
+      entries.field_retry_after_s BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_retry_after_s = TRUNC(entries.field_retry_after_s),
       FALSE
     )
     AND NOT COALESCE(
-      provider_status_lines.retry_after_s BETWEEN 0 AND 86400
-      AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
+      entries.field_retry_after_s BETWEEN 0 AND 86400
+      AND entries.field_retry_after_s = TRUNC(entries.field_retry_after_s),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'blocked_runs' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('blocked_runs' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('blocked_runs' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      provider_status_lines.blocked_runs BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
+      entries.field_blocked_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_blocked_runs = TRUNC(entries.field_blocked_runs),
       FALSE
     )
     AND NOT COALESCE(
-      provider_status_lines.blocked_runs BETWEEN 0 AND 60
-      AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
+      entries.field_blocked_runs BETWEEN 0 AND 60
+      AND entries.field_blocked_runs = TRUNC(entries.field_blocked_runs),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   '<not a field>' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
+  COUNTIF(entries.names_not_a_field_provider_status) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day

@@ -42,11 +42,25 @@ OPTIONS (
     ('view-kind', 'quality')
   ]
 ) AS
-WITH pipeline_run_lines AS (
+WITH entries AS (
   SELECT
     DATE(sink.timestamp) AS day,
     sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
+    SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
+    ) AS extra_copies,
+    IF(
+      sink.insertId IS NULL,
+      0,
+      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
+        PARTITION BY sink.insertId, sink.timestamp
+        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      )
+    ) AS conflicting_copies,
     ARRAY(
       SELECT
         name AS name
@@ -66,7 +80,7 @@ WITH pipeline_run_lines AS (
           'model_calls',
           'provider'
         )
-    ) AS invalid_fields,
+    ) AS invalid_fields_pipeline_run,
     EXISTS(
       SELECT
         1 AS `1`
@@ -86,45 +100,7 @@ WITH pipeline_run_lines AS (
           'model_calls',
           'provider'
         )
-    ) AS names_not_a_field,
-    SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
-    ) AS extra_copies,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
-        PARTITION BY sink.insertId, sink.timestamp
-        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
-      )
-    ) AS conflicting_copies,
-    SAFE_CAST(sink.jsonPayload.lane AS STRING) AS lane,
-    SAFE_CAST(sink.jsonPayload.status AS STRING) AS status,
-    SAFE_CAST(sink.jsonPayload.reason AS STRING) AS reason,
-    SAFE_CAST(sink.jsonPayload.error_class AS STRING) AS error_class,
-    SAFE_CAST(sink.jsonPayload.queue_wait_ms AS FLOAT64) AS queue_wait_ms,
-    SAFE_CAST(sink.jsonPayload.queue_position AS FLOAT64) AS queue_position,
-    SAFE_CAST(sink.jsonPayload.user_runs_today AS STRING) AS user_runs_today,
-    SAFE_CAST(sink.jsonPayload.user_tokens_today AS STRING) AS user_tokens_today,
-    SAFE_CAST(sink.jsonPayload.attempts AS FLOAT64) AS attempts,
-    SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
-    SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
-    SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider
-  FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  QUALIFY
-    sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (
-      PARTITION BY sink.insertId, sink.timestamp
-      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
-    ) = 1
-), chat_turn_lines AS (
-  SELECT
-    DATE(sink.timestamp) AS day,
-    sink.jsonPayload.event AS event,
-    SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
+    ) AS names_not_a_field_pipeline_run,
     ARRAY(
       SELECT
         name AS name
@@ -139,7 +115,7 @@ WITH pipeline_run_lines AS (
           'model_calls',
           'pipeline_runs'
         )
-    ) AS invalid_fields,
+    ) AS invalid_fields_chat_turn,
     EXISTS(
       SELECT
         1 AS `1`
@@ -154,162 +130,78 @@ WITH pipeline_run_lines AS (
           'model_calls',
           'pipeline_runs'
         )
-    ) AS names_not_a_field,
-    SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
-    ) AS extra_copies,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
-        PARTITION BY sink.insertId, sink.timestamp
-        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
-      )
-    ) AS conflicting_copies,
-    SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
-    SAFE_CAST(sink.jsonPayload.kind AS STRING) AS kind,
-    SAFE_CAST(sink.jsonPayload.refusal AS STRING) AS refusal,
-    SAFE_CAST(sink.jsonPayload.error AS STRING) AS error,
-    SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS duration_ms,
-    SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS model_calls,
-    SAFE_CAST(sink.jsonPayload.pipeline_runs AS FLOAT64) AS pipeline_runs
-  FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  QUALIFY
-    sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (
-      PARTITION BY sink.insertId, sink.timestamp
-      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
-    ) = 1
-), pipeline_render_lines AS (
-  SELECT
-    DATE(sink.timestamp) AS day,
-    sink.jsonPayload.event AS event,
-    SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
+    ) AS names_not_a_field_chat_turn,
     ARRAY(
       SELECT
         name AS name
       FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
       WHERE
         name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
-    ) AS invalid_fields,
+    ) AS invalid_fields_pipeline_render,
     EXISTS(
       SELECT
         1 AS `1`
       FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
       WHERE
         NOT name IN ('theme', 'render_lane', 'slot_wait_ms', 'render_ms', 'passed', 'attempt')
-    ) AS names_not_a_field,
-    SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
-    ) AS extra_copies,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
-        PARTITION BY sink.insertId, sink.timestamp
-        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
-      )
-    ) AS conflicting_copies,
-    SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
-    SAFE_CAST(sink.jsonPayload.render_lane AS STRING) AS render_lane,
-    SAFE_CAST(sink.jsonPayload.slot_wait_ms AS FLOAT64) AS slot_wait_ms,
-    SAFE_CAST(sink.jsonPayload.render_ms AS FLOAT64) AS render_ms,
-    SAFE_CAST(sink.jsonPayload.passed AS BOOL) AS passed,
-    SAFE_CAST(sink.jsonPayload.attempt AS FLOAT64) AS attempt
-  FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  QUALIFY
-    sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (
-      PARTITION BY sink.insertId, sink.timestamp
-      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
-    ) = 1
-), provider_status_lines AS (
-  SELECT
-    DATE(sink.timestamp) AS day,
-    sink.jsonPayload.event AS event,
-    SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
+    ) AS names_not_a_field_pipeline_render,
     ARRAY(
       SELECT
         name AS name
       FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
       WHERE
         name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
-    ) AS invalid_fields,
+    ) AS invalid_fields_provider_status,
     EXISTS(
       SELECT
         1 AS `1`
       FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
       WHERE
         NOT name IN ('provider', 'state', 'probe', 'retry_after_s', 'blocked_runs')
-    ) AS names_not_a_field,
-    SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
-    ) AS extra_copies,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
-        PARTITION BY sink.insertId, sink.timestamp
-        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
-      )
-    ) AS conflicting_copies,
-    SAFE_CAST(sink.jsonPayload.provider AS STRING) AS provider,
-    SAFE_CAST(sink.jsonPayload.state AS STRING) AS state,
-    SAFE_CAST(sink.jsonPayload.probe AS STRING) AS probe,
-    SAFE_CAST(sink.jsonPayload.retry_after_s AS FLOAT64) AS retry_after_s,
-    SAFE_CAST(sink.jsonPayload.blocked_runs AS FLOAT64) AS blocked_runs
-  FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
-  QUALIFY
-    sink.insertId IS NULL
-    OR ROW_NUMBER() OVER (
-      PARTITION BY sink.insertId, sink.timestamp
-      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
-    ) = 1
-), cache_lookup_lines AS (
-  SELECT
-    DATE(sink.timestamp) AS day,
-    sink.jsonPayload.event AS event,
-    SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
+    ) AS names_not_a_field_provider_status,
     ARRAY(
       SELECT
         name AS name
       FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
       WHERE
         name IN ('result', 'tier', 'lookup_ms')
-    ) AS invalid_fields,
+    ) AS invalid_fields_cache_lookup,
     EXISTS(
       SELECT
         1 AS `1`
       FROM UNNEST(sink.jsonPayload.invalid_fields) AS name
       WHERE
         NOT name IN ('result', 'tier', 'lookup_ms')
-    ) AS names_not_a_field,
-    SAFE_CAST(sink.jsonPayload.unknown_fields AS FLOAT64) AS unknown_fields,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - 1
-    ) AS extra_copies,
-    IF(
-      sink.insertId IS NULL,
-      0,
-      COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp) - COUNT(*) OVER (
-        PARTITION BY sink.insertId, sink.timestamp
-        ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, sink.jsonPayload.result ASC, sink.jsonPayload.lookup_ms ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
-      )
-    ) AS conflicting_copies,
-    SAFE_CAST(sink.jsonPayload.result AS STRING) AS result,
-    SAFE_CAST(sink.jsonPayload.tier AS STRING) AS tier,
-    SAFE_CAST(sink.jsonPayload.lookup_ms AS FLOAT64) AS lookup_ms
+    ) AS names_not_a_field_cache_lookup,
+    SAFE_CAST(sink.jsonPayload.lane AS STRING) AS field_lane,
+    SAFE_CAST(sink.jsonPayload.status AS STRING) AS field_status,
+    SAFE_CAST(sink.jsonPayload.reason AS STRING) AS field_reason,
+    SAFE_CAST(sink.jsonPayload.error_class AS STRING) AS field_error_class,
+    SAFE_CAST(sink.jsonPayload.queue_wait_ms AS FLOAT64) AS field_queue_wait_ms,
+    SAFE_CAST(sink.jsonPayload.queue_position AS FLOAT64) AS field_queue_position,
+    SAFE_CAST(sink.jsonPayload.user_runs_today AS STRING) AS field_user_runs_today,
+    SAFE_CAST(sink.jsonPayload.user_tokens_today AS STRING) AS field_user_tokens_today,
+    SAFE_CAST(sink.jsonPayload.attempts AS FLOAT64) AS field_attempts,
+    SAFE_CAST(sink.jsonPayload.duration_ms AS FLOAT64) AS field_duration_ms,
+    SAFE_CAST(sink.jsonPayload.model_calls AS FLOAT64) AS field_model_calls,
+    SAFE_CAST(sink.jsonPayload.provider AS STRING) AS field_provider,
+    SAFE_CAST(sink.jsonPayload.tier AS STRING) AS field_tier,
+    SAFE_CAST(sink.jsonPayload.kind AS STRING) AS field_kind,
+    SAFE_CAST(sink.jsonPayload.refusal AS STRING) AS field_refusal,
+    SAFE_CAST(sink.jsonPayload.error AS STRING) AS field_error,
+    SAFE_CAST(sink.jsonPayload.pipeline_runs AS FLOAT64) AS field_pipeline_runs,
+    SAFE_CAST(sink.jsonPayload.theme AS STRING) AS field_theme,
+    SAFE_CAST(sink.jsonPayload.render_lane AS STRING) AS field_render_lane,
+    SAFE_CAST(sink.jsonPayload.slot_wait_ms AS FLOAT64) AS field_slot_wait_ms,
+    SAFE_CAST(sink.jsonPayload.render_ms AS FLOAT64) AS field_render_ms,
+    SAFE_CAST(sink.jsonPayload.passed AS BOOL) AS field_passed,
+    SAFE_CAST(sink.jsonPayload.attempt AS FLOAT64) AS field_attempt,
+    SAFE_CAST(sink.jsonPayload.state AS STRING) AS field_state,
+    SAFE_CAST(sink.jsonPayload.probe AS STRING) AS field_probe,
+    SAFE_CAST(sink.jsonPayload.retry_after_s AS FLOAT64) AS field_retry_after_s,
+    SAFE_CAST(sink.jsonPayload.blocked_runs AS FLOAT64) AS field_blocked_runs,
+    SAFE_CAST(sink.jsonPayload.result AS STRING) AS field_result,
+    SAFE_CAST(sink.jsonPayload.lookup_ms AS FLOAT64) AS field_lookup_ms
   FROM `acme-myservice-prod.service_logs.run_googleapis_com_stdout` AS sink
   QUALIFY
     sink.insertId IS NULL
@@ -319,86 +211,81 @@ WITH pipeline_run_lines AS (
     ) = 1
 )
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'lane' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('lane' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('lane' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.lane IS NULL
-    AND NOT COALESCE(pipeline_run_lines.lane IN ('public', 'admin', 'premium'), FALSE)
+    NOT entries.field_lane IS NULL
+    AND NOT COALESCE(entries.field_lane IN ('public', 'admin', 'premium'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'status' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('status' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('status' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.status IS NULL
-    AND NOT COALESCE(
-      pipeline_run_lines.status IN ('ok', 'needs_attention', 'failed', 'not_ready'),
-      FALSE
-    )
+    NOT entries.field_status IS NULL
+    AND NOT COALESCE(entries.field_status IN ('ok', 'needs_attention', 'failed', 'not_ready'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'reason' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('reason' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('reason' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.reason IS NULL
+    NOT entries.field_reason IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.reason IN (
+      entries.field_reason IN (
         'validation',
         'render',
         'deadline',
@@ -413,35 +300,34 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'error_class' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('error_class' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('error_class' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.error_class IS NULL
+    NOT entries.field_error_class IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.error_class IN (
+      entries.field_error_class IN (
         'timeout',
         'rate_limited',
         'quota_exhausted',
@@ -456,398 +342,388 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'queue_wait_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('queue_wait_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('queue_wait_ms' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.queue_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
+      entries.field_queue_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.queue_wait_ms BETWEEN 0 AND 3600000
-      AND pipeline_run_lines.queue_wait_ms = TRUNC(pipeline_run_lines.queue_wait_ms),
+      entries.field_queue_wait_ms BETWEEN 0 AND 3600000
+      AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'queue_position' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('queue_position' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('queue_position' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.queue_position BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
+      entries.field_queue_position BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_queue_position = TRUNC(entries.field_queue_position),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.queue_position BETWEEN 0 AND 60
-      AND pipeline_run_lines.queue_position = TRUNC(pipeline_run_lines.queue_position),
+      entries.field_queue_position BETWEEN 0 AND 60
+      AND entries.field_queue_position = TRUNC(entries.field_queue_position),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'user_runs_today' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('user_runs_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('user_runs_today' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.user_runs_today IS NULL
+    NOT entries.field_user_runs_today IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.user_runs_today IN ('1', '2_5', '6_10', '11_20', '21_30', '31_40', '41_plus'),
+      entries.field_user_runs_today IN ('1', '2_5', '6_10', '11_20', '21_30', '31_40', '41_plus'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'user_tokens_today' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('user_tokens_today' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('user_tokens_today' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.user_tokens_today IS NULL
+    NOT entries.field_user_tokens_today IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.user_tokens_today IN ('lt25', '25_50', '50_75', '75_90', '90_100', 'over'),
+      entries.field_user_tokens_today IN ('lt25', '25_50', '50_75', '75_90', '90_100', 'over'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'attempts' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('attempts' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('attempts' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.attempts BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
+      entries.field_attempts BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_attempts = TRUNC(entries.field_attempts),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.attempts BETWEEN 0 AND 2
-      AND pipeline_run_lines.attempts = TRUNC(pipeline_run_lines.attempts),
+      entries.field_attempts BETWEEN 0 AND 2
+      AND entries.field_attempts = TRUNC(entries.field_attempts),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'duration_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('duration_ms' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('duration_ms' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
+      entries.field_duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.duration_ms BETWEEN 0 AND 3600000
-      AND pipeline_run_lines.duration_ms = TRUNC(pipeline_run_lines.duration_ms),
+      entries.field_duration_ms BETWEEN 0 AND 3600000
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'model_calls' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('model_calls' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('model_calls' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
+      entries.field_model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_model_calls = TRUNC(entries.field_model_calls),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_run_lines.model_calls BETWEEN 0 AND 200
-      AND pipeline_run_lines.model_calls = TRUNC(pipeline_run_lines.model_calls),
+      entries.field_model_calls BETWEEN 0 AND 200
+      AND entries.field_model_calls = TRUNC(entries.field_model_calls),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   'provider' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('provider' IN UNNEST(pipeline_run_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('provider' IN UNNEST(entries.invalid_fields_pipeline_run)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_run_lines.provider IS NULL
+    NOT entries.field_provider IS NULL
     AND NOT COALESCE(
-      pipeline_run_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
+      entries.field_provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_run_lines.day AS day,
+  entries.day AS day,
   'pipeline_run' AS event,
   1 AS schema_version,
   '<not a field>' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_run_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_run) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_run_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_run_lines.unknown_fields = TRUNC(pipeline_run_lines.unknown_fields)
-      AND pipeline_run_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF(pipeline_run_lines.names_not_a_field) AS invalid_values,
+  COUNTIF(entries.names_not_a_field_pipeline_run) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_run_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_run_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_run_lines AS pipeline_run_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_run_lines.event = 'pipeline_run'
-  AND pipeline_run_lines.schema_version = 1
+  entries.event = 'pipeline_run' AND entries.schema_version = 1
 GROUP BY
-  pipeline_run_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'tier' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('tier' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('tier' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
-    NOT chat_turn_lines.tier IS NULL
-    AND NOT COALESCE(chat_turn_lines.tier IN ('public', 'admin'), FALSE)
+    NOT entries.field_tier IS NULL
+    AND NOT COALESCE(entries.field_tier IN ('public', 'admin'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'kind' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('kind' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('kind' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
-    NOT chat_turn_lines.kind IS NULL
-    AND NOT COALESCE(chat_turn_lines.kind IN ('text', 'action'), FALSE)
+    NOT entries.field_kind IS NULL
+    AND NOT COALESCE(entries.field_kind IN ('text', 'action'), FALSE)
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'refusal' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('refusal' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('refusal' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
-    NOT chat_turn_lines.refusal IS NULL
+    NOT entries.field_refusal IS NULL
     AND NOT COALESCE(
-      chat_turn_lines.refusal IN (
+      entries.field_refusal IN (
         'out_of_scope',
         'budget',
         'unsupported_content',
@@ -858,34 +734,34 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'error' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('error' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('error' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
-    NOT chat_turn_lines.error IS NULL
+    NOT entries.field_error IS NULL
     AND NOT COALESCE(
-      chat_turn_lines.error IN (
+      entries.field_error IN (
         'capacity',
         'busy',
         'deadline',
@@ -897,681 +773,661 @@ SELECT
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'duration_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('duration_ms' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('duration_ms' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.duration_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
+      entries.field_duration_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
       FALSE
     )
     AND NOT COALESCE(
-      chat_turn_lines.duration_ms BETWEEN 0 AND 3600000
-      AND chat_turn_lines.duration_ms = TRUNC(chat_turn_lines.duration_ms),
+      entries.field_duration_ms BETWEEN 0 AND 3600000
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'model_calls' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('model_calls' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('model_calls' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.model_calls BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
+      entries.field_model_calls BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_model_calls = TRUNC(entries.field_model_calls),
       FALSE
     )
     AND NOT COALESCE(
-      chat_turn_lines.model_calls BETWEEN 0 AND 200
-      AND chat_turn_lines.model_calls = TRUNC(chat_turn_lines.model_calls),
+      entries.field_model_calls BETWEEN 0 AND 200
+      AND entries.field_model_calls = TRUNC(entries.field_model_calls),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   'pipeline_runs' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('pipeline_runs' IN UNNEST(chat_turn_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('pipeline_runs' IN UNNEST(entries.invalid_fields_chat_turn)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.pipeline_runs BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
+      entries.field_pipeline_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_pipeline_runs = TRUNC(entries.field_pipeline_runs),
       FALSE
     )
     AND NOT COALESCE(
-      chat_turn_lines.pipeline_runs BETWEEN 0 AND 60
-      AND chat_turn_lines.pipeline_runs = TRUNC(chat_turn_lines.pipeline_runs),
+      entries.field_pipeline_runs BETWEEN 0 AND 60
+      AND entries.field_pipeline_runs = TRUNC(entries.field_pipeline_runs),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  chat_turn_lines.day AS day,
+  entries.day AS day,
   'chat_turn' AS event,
   1 AS schema_version,
   '<not a field>' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(chat_turn_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_chat_turn) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      chat_turn_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND chat_turn_lines.unknown_fields = TRUNC(chat_turn_lines.unknown_fields)
-      AND chat_turn_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF(chat_turn_lines.names_not_a_field) AS invalid_values,
+  COUNTIF(entries.names_not_a_field_chat_turn) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(chat_turn_lines.extra_copies) AS duplicate_entries,
-  SUM(chat_turn_lines.conflicting_copies) AS conflicting_duplicates
-FROM chat_turn_lines AS chat_turn_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  chat_turn_lines.event = 'chat_turn' AND chat_turn_lines.schema_version = 1
+  entries.event = 'chat_turn' AND entries.schema_version = 1
 GROUP BY
-  chat_turn_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'theme' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('theme' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('theme' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_render_lines.theme IS NULL
-    AND NOT COALESCE(pipeline_render_lines.theme IN ('light', 'dark'), FALSE)
+    NOT entries.field_theme IS NULL
+    AND NOT COALESCE(entries.field_theme IN ('light', 'dark'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'render_lane' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('render_lane' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('render_lane' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_render_lines.render_lane IS NULL
-    AND NOT COALESCE(pipeline_render_lines.render_lane IN ('run', 'toggle'), FALSE)
+    NOT entries.field_render_lane IS NULL
+    AND NOT COALESCE(entries.field_render_lane IN ('run', 'toggle'), FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'slot_wait_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('slot_wait_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('slot_wait_ms' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.slot_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
+      entries.field_slot_wait_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_slot_wait_ms = TRUNC(entries.field_slot_wait_ms),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_render_lines.slot_wait_ms BETWEEN 0 AND 120000
-      AND pipeline_render_lines.slot_wait_ms = TRUNC(pipeline_render_lines.slot_wait_ms),
+      entries.field_slot_wait_ms BETWEEN 0 AND 120000
+      AND entries.field_slot_wait_ms = TRUNC(entries.field_slot_wait_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'render_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('render_ms' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('render_ms' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.render_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
+      entries.field_render_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_render_ms = TRUNC(entries.field_render_ms),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_render_lines.render_ms BETWEEN 0 AND 600000
-      AND pipeline_render_lines.render_ms = TRUNC(pipeline_render_lines.render_ms),
+      entries.field_render_ms BETWEEN 0 AND 600000
+      AND entries.field_render_ms = TRUNC(entries.field_render_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'passed' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('passed' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('passed' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
-    NOT pipeline_render_lines.passed IS NULL
-    AND NOT COALESCE(NOT pipeline_render_lines.passed IS NULL, FALSE)
+    NOT entries.field_passed IS NULL
+    AND NOT COALESCE(NOT entries.field_passed IS NULL, FALSE)
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   'attempt' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('attempt' IN UNNEST(pipeline_render_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('attempt' IN UNNEST(entries.invalid_fields_pipeline_render)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.attempt BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
+      entries.field_attempt BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_attempt = TRUNC(entries.field_attempt),
       FALSE
     )
     AND NOT COALESCE(
-      pipeline_render_lines.attempt BETWEEN 1 AND 2
-      AND pipeline_render_lines.attempt = TRUNC(pipeline_render_lines.attempt),
+      entries.field_attempt BETWEEN 1 AND 2
+      AND entries.field_attempt = TRUNC(entries.field_attempt),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  pipeline_render_lines.day AS day,
+  entries.day AS day,
   'pipeline_render' AS event,
   1 AS schema_version,
   '<not a field>' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(pipeline_render_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_pipeline_render) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      pipeline_render_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND pipeline_render_lines.unknown_fields = TRUNC(pipeline_render_lines.unknown_fields)
-      AND pipeline_render_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF(pipeline_render_lines.names_not_a_field) AS invalid_values,
+  COUNTIF(entries.names_not_a_field_pipeline_render) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(pipeline_render_lines.extra_copies) AS duplicate_entries,
-  SUM(pipeline_render_lines.conflicting_copies) AS conflicting_duplicates
-FROM pipeline_render_lines AS pipeline_render_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  pipeline_render_lines.event = 'pipeline_render'
-  AND pipeline_render_lines.schema_version = 1
+  entries.event = 'pipeline_render' AND entries.schema_version = 1
 GROUP BY
-  pipeline_render_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'provider' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('provider' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('provider' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
-    NOT provider_status_lines.provider IS NULL
+    NOT entries.field_provider IS NULL
     AND NOT COALESCE(
-      provider_status_lines.provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
+      entries.field_provider IN ('anthropic', 'vertex', 'openai', 'ollama', 'other'),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'state' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('state' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('state' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
-    NOT provider_status_lines.state IS NULL
-    AND NOT COALESCE(
-      provider_status_lines.state IN ('live', 'rate_limited', 'no_quota', 'unreachable'),
-      FALSE
-    )
+    NOT entries.field_state IS NULL
+    AND NOT COALESCE(entries.field_state IN ('live', 'rate_limited', 'no_quota', 'unreachable'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'probe' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('probe' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('probe' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
-    NOT provider_status_lines.probe IS NULL
-    AND NOT COALESCE(provider_status_lines.probe IN ('preflight', 'turn_outcome'), FALSE)
+    NOT entries.field_probe IS NULL
+    AND NOT COALESCE(entries.field_probe IN ('preflight', 'turn_outcome'), FALSE)
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'retry_after_s' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('retry_after_s' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('retry_after_s' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      provider_status_lines.retry_after_s BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
+      entries.field_retry_after_s BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_retry_after_s = TRUNC(entries.field_retry_after_s),
       FALSE
     )
     AND NOT COALESCE(
-      provider_status_lines.retry_after_s BETWEEN 0 AND 86400
-      AND provider_status_lines.retry_after_s = TRUNC(provider_status_lines.retry_after_s),
+      entries.field_retry_after_s BETWEEN 0 AND 86400
+      AND entries.field_retry_after_s = TRUNC(entries.field_retry_after_s),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   'blocked_runs' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('blocked_runs' IN UNNEST(provider_status_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('blocked_runs' IN UNNEST(entries.invalid_fields_provider_status)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      provider_status_lines.blocked_runs BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
+      entries.field_blocked_runs BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_blocked_runs = TRUNC(entries.field_blocked_runs),
       FALSE
     )
     AND NOT COALESCE(
-      provider_status_lines.blocked_runs BETWEEN 0 AND 60
-      AND provider_status_lines.blocked_runs = TRUNC(provider_status_lines.blocked_runs),
+      entries.field_blocked_runs BETWEEN 0 AND 60
+      AND entries.field_blocked_runs = TRUNC(entries.field_blocked_runs),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  provider_status_lines.day AS day,
+  entries.day AS day,
   'provider_status' AS event,
   1 AS schema_version,
   '<not a field>' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(provider_status_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_provider_status) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      provider_status_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND provider_status_lines.unknown_fields = TRUNC(provider_status_lines.unknown_fields)
-      AND provider_status_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF(provider_status_lines.names_not_a_field) AS invalid_values,
+  COUNTIF(entries.names_not_a_field_provider_status) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(provider_status_lines.extra_copies) AS duplicate_entries,
-  SUM(provider_status_lines.conflicting_copies) AS conflicting_duplicates
-FROM provider_status_lines AS provider_status_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  provider_status_lines.event = 'provider_status'
-  AND provider_status_lines.schema_version = 1
+  entries.event = 'provider_status' AND entries.schema_version = 1
 GROUP BY
-  provider_status_lines.day
+  entries.day
 UNION ALL
 SELECT
-  cache_lookup_lines.day AS day,
+  entries.day AS day,
   'cache_lookup' AS event,
   1 AS schema_version,
   'result' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(cache_lookup_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_cache_lookup) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      cache_lookup_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND cache_lookup_lines.unknown_fields = TRUNC(cache_lookup_lines.unknown_fields)
-      AND cache_lookup_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('result' IN UNNEST(cache_lookup_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('result' IN UNNEST(entries.invalid_fields_cache_lookup)) AS invalid_values,
   COUNTIF(
-    NOT cache_lookup_lines.result IS NULL
-    AND NOT COALESCE(cache_lookup_lines.result IN ('hit', 'miss', 'stale'), FALSE)
+    NOT entries.field_result IS NULL
+    AND NOT COALESCE(entries.field_result IN ('hit', 'miss', 'stale'), FALSE)
   ) AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
-  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
-FROM cache_lookup_lines AS cache_lookup_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  cache_lookup_lines.event = 'cache_lookup'
-  AND cache_lookup_lines.schema_version = 1
+  entries.event = 'cache_lookup' AND entries.schema_version = 1
 GROUP BY
-  cache_lookup_lines.day
+  entries.day
 UNION ALL
 SELECT
-  cache_lookup_lines.day AS day,
+  entries.day AS day,
   'cache_lookup' AS event,
   1 AS schema_version,
   'tier' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(cache_lookup_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_cache_lookup) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      cache_lookup_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND cache_lookup_lines.unknown_fields = TRUNC(cache_lookup_lines.unknown_fields)
-      AND cache_lookup_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('tier' IN UNNEST(cache_lookup_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('tier' IN UNNEST(entries.invalid_fields_cache_lookup)) AS invalid_values,
   COUNTIF(
-    NOT cache_lookup_lines.tier IS NULL
-    AND NOT COALESCE(cache_lookup_lines.tier IN ('memory', 'disk'), FALSE)
+    NOT entries.field_tier IS NULL
+    AND NOT COALESCE(entries.field_tier IN ('memory', 'disk'), FALSE)
   ) AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
-  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
-FROM cache_lookup_lines AS cache_lookup_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  cache_lookup_lines.event = 'cache_lookup'
-  AND cache_lookup_lines.schema_version = 1
+  entries.event = 'cache_lookup' AND entries.schema_version = 1
 GROUP BY
-  cache_lookup_lines.day
+  entries.day
 UNION ALL
 SELECT
-  cache_lookup_lines.day AS day,
+  entries.day AS day,
   'cache_lookup' AS event,
   1 AS schema_version,
   'lookup_ms' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(cache_lookup_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_cache_lookup) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      cache_lookup_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND cache_lookup_lines.unknown_fields = TRUNC(cache_lookup_lines.unknown_fields)
-      AND cache_lookup_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF('lookup_ms' IN UNNEST(cache_lookup_lines.invalid_fields)) AS invalid_values,
+  COUNTIF('lookup_ms' IN UNNEST(entries.invalid_fields_cache_lookup)) AS invalid_values,
   COUNTIF(
     COALESCE(
-      cache_lookup_lines.lookup_ms BETWEEN -9007199254740991 AND 9007199254740991
-      AND cache_lookup_lines.lookup_ms = TRUNC(cache_lookup_lines.lookup_ms),
+      entries.field_lookup_ms BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.field_lookup_ms = TRUNC(entries.field_lookup_ms),
       FALSE
     )
     AND NOT COALESCE(
-      cache_lookup_lines.lookup_ms BETWEEN 0 AND 10000
-      AND cache_lookup_lines.lookup_ms = TRUNC(cache_lookup_lines.lookup_ms),
+      entries.field_lookup_ms BETWEEN 0 AND 10000
+      AND entries.field_lookup_ms = TRUNC(entries.field_lookup_ms),
       FALSE
     )
   ) AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
-  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
-FROM cache_lookup_lines AS cache_lookup_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  cache_lookup_lines.event = 'cache_lookup'
-  AND cache_lookup_lines.schema_version = 1
+  entries.event = 'cache_lookup' AND entries.schema_version = 1
 GROUP BY
-  cache_lookup_lines.day
+  entries.day
 UNION ALL
 SELECT
-  cache_lookup_lines.day AS day,
+  entries.day AS day,
   'cache_lookup' AS event,
   1 AS schema_version,
   '<not a field>' AS field,
   COUNT(*) AS lines,
-  COUNTIF(ARRAY_LENGTH(cache_lookup_lines.invalid_fields) > 0) AS lines_with_invalid_fields,
+  COUNTIF(ARRAY_LENGTH(entries.invalid_fields_cache_lookup) > 0) AS lines_with_invalid_fields,
   COUNTIF(
     COALESCE(
-      cache_lookup_lines.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
-      AND cache_lookup_lines.unknown_fields = TRUNC(cache_lookup_lines.unknown_fields)
-      AND cache_lookup_lines.unknown_fields > 0,
+      entries.unknown_fields BETWEEN -9007199254740991 AND 9007199254740991
+      AND entries.unknown_fields = TRUNC(entries.unknown_fields)
+      AND entries.unknown_fields > 0,
       FALSE
     )
   ) AS lines_with_unknown_fields,
-  COUNTIF(cache_lookup_lines.names_not_a_field) AS invalid_values,
+  COUNTIF(entries.names_not_a_field_cache_lookup) AS invalid_values,
   0 AS out_of_domain_values,
-  SUM(cache_lookup_lines.extra_copies) AS duplicate_entries,
-  SUM(cache_lookup_lines.conflicting_copies) AS conflicting_duplicates
-FROM cache_lookup_lines AS cache_lookup_lines
+  SUM(entries.extra_copies) AS duplicate_entries,
+  SUM(entries.conflicting_copies) AS conflicting_duplicates
+FROM entries AS entries
 WHERE
-  cache_lookup_lines.event = 'cache_lookup'
-  AND cache_lookup_lines.schema_version = 1
+  entries.event = 'cache_lookup' AND entries.schema_version = 1
 GROUP BY
-  cache_lookup_lines.day
+  entries.day

@@ -1,0 +1,70 @@
+"""Copies of one entry that differ only in a field of a service's own event.
+
+A service's catalogue (issue 24) adds payload keys the package's catalogue does not have.
+The views rank an entry's copies by every payload column of the sink the service's
+catalogue generates, so check-logs must rank them by those columns too: otherwise it keeps
+another copy than the views show, and counts two different copies as alike.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from pydantic import Field
+
+from agent_telemetry.schema import EVENTS, TelemetryEvent, count
+from agent_telemetry.schema.catalogue import load_catalogue
+from agent_telemetry.views import QUALITY_VIEW
+from agent_telemetry.warehouse import Warehouse, check_logs
+from tests.warehouse.lines import entry
+
+
+class ShelfResult(StrEnum):
+    HIT = "hit"
+    MISS = "miss"
+
+
+class ShelfLookup(TelemetryEvent):
+    """One line per shelf lookup (a service's own event)."""
+
+    event_name: ClassVar[str] = "shelf_lookup"
+    schema_version: ClassVar[int] = 1
+
+    result: ShelfResult = Field(description="What the lookup found.")
+    shelf_ms: int | None = count(0, 10_000, "Lookup wall time in milliseconds.")
+
+
+CATALOGUE = load_catalogue({**EVENTS, ShelfLookup.event_name: ShelfLookup})
+STAMP = "2026-05-09T07:35:25.123456Z"
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["sql path", "python path"])
+@pytest.mark.parametrize("order", ["slow copy first", "quick copy first"])
+def test_copies_that_differ_in_a_service_field_conflict_and_the_views_copy_is_checked(
+    tmp_path: Path, order: str, fast: bool
+) -> None:
+    quick = entry("shelf_lookup", insert_id="k1", timestamp=STAMP, result="hit", shelf_ms=5)
+    slow = entry("shelf_lookup", insert_id="k1", timestamp=STAMP, result="hit", shelf_ms=700)
+    copies = (slow, quick) if order == "slow copy first" else (quick, slow)
+    path = tmp_path / "export.json"
+    path.write_text("".join(json.dumps(c) + "\n" for c in copies))
+
+    report = check_logs([path], CATALOGUE.versions, fast=fast)
+    assert (report.duplicates, report.conflicting) == (1, 1)
+    coverage = report.events["shelf_lookup"].coverage["shelf_ms"]
+    # The views keep the copy ranked first by every payload column: shelf_ms 5 < 700.
+    assert (coverage.low, coverage.high, coverage.valid) == (5, 5, 1)
+
+    with Warehouse(catalogue=CATALOGUE) as wh:
+        load = wh.load([path])
+        wh.create_views()
+        assert wh.rows("SELECT shelf_ms FROM shelf_lookup") == [(5,)]
+        assert wh.one(
+            f"SELECT sum(conflicting_duplicates) FROM {QUALITY_VIEW} "
+            "WHERE event = 'shelf_lookup' AND field = 'shelf_ms'"
+        ) == (1,)
+    assert load.conflicting == report.conflicting
