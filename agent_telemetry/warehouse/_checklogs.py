@@ -36,6 +36,7 @@ from agent_telemetry.warehouse._judge import (
     Coercion,
     Reading,
     SinkPayload,
+    ValueKind,
     insert_id,
     is_emitter_time,
     payload_kinds,
@@ -327,7 +328,7 @@ def check_logs(
     specs = tuple(event_spec(model) for model in versions.values())
     kinds = payload_kinds(specs)
     copies = Copies(SinkPayload(frozenset(kinds), kinds), copy_order(specs))
-    fast_check = _fast_check(report) if fast and files else None
+    fast_check = _fast_check(report, kinds) if fast and files else None
     try:
         for path in files:
             with LogInput(path, limits=limits) as log:
@@ -352,7 +353,7 @@ def check_logs(
     return report
 
 
-def _fast_check(report: LogCheckReport) -> FastCheck | None:
+def _fast_check(report: LogCheckReport, kinds: Mapping[str, ValueKind]) -> FastCheck | None:
     """The SQL path, when DuckDB is installed (the ``cli`` extra): check-logs runs
     without it, on the slow path."""
     try:
@@ -362,7 +363,8 @@ def _fast_check(report: LogCheckReport) -> FastCheck | None:
     newest: dict[str, int] = {}  # event name -> its current version
     for name, version in report.versions:
         newest[name] = max(version, newest.get(name, version))
-    return FastCheck({name: (newest[name], check.spec) for name, check in report.events.items()})
+    current = {name: (newest[name], check.spec) for name, check in report.events.items()}
+    return FastCheck(current, kinds)
 
 
 def _check_fast(

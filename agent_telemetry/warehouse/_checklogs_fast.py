@@ -31,7 +31,7 @@ import duckdb
 
 from agent_telemetry.schema import EventSpec, FieldSpec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS
-from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS
+from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._judge_sql import PYTHON, _lit
 from agent_telemetry.warehouse._judge_typed import TypedJudge
 from agent_telemetry.warehouse._load_fast import opened, qualifies
@@ -93,10 +93,10 @@ def _field_holds(judge: TypedJudge, spec: FieldSpec) -> str:
     return f"(CASE WHEN {judge.absent(spec.name)} THEN {absent} ELSE coalesce({good}, false) END)"
 
 
-def sql_checkable(spec: EventSpec) -> bool:
+def sql_checkable(spec: EventSpec, kinds: Mapping[str, ValueKind] = PAYLOAD_KINDS) -> bool:
     """Whether the SQL judge reads every field of the event as the check reads it."""
     return all(
-        PAYLOAD_KINDS.get(f.name) == _SQL_KIND[f.kind]
+        kinds.get(f.name) == _SQL_KIND[f.kind]
         and f.name not in LIFTED_KEYS
         and f.name not in ENVELOPE_KEYS
         for f in spec.fields
@@ -106,11 +106,18 @@ def sql_checkable(spec: EventSpec) -> bool:
 class FastCheck:
     """Judge files in SQL for ``check-logs``; one per run (the statement is built once)."""
 
-    def __init__(self, current: Mapping[str, tuple[int, EventSpec]]) -> None:
-        """``current``: event name -> (its current version, its spec)."""
-        self.judge = judge = TypedJudge(frozenset(PAYLOAD_KINDS))
+    def __init__(
+        self,
+        current: Mapping[str, tuple[int, EventSpec]],
+        kinds: Mapping[str, ValueKind] = PAYLOAD_KINDS,
+    ) -> None:
+        """``current``: event name -> (its current version, its spec); ``kinds``: how the
+        catalogue's sink reads each payload key (a service's own keys included)."""
+        self.judge = judge = TypedJudge(frozenset(kinds), kinds)
         self.versions = {name: version for name, (version, _) in current.items()}
-        self.specs = {name: spec for name, (_, spec) in current.items() if sql_checkable(spec)}
+        self.specs = {
+            name: spec for name, (_, spec) in current.items() if sql_checkable(spec, kinds)
+        }
         self.con = duckdb.connect()
         judged = judge.stages(_READER)["judged"]
         telemetry = "kind IN ('entry', 'emitter')"

@@ -16,11 +16,14 @@ from typing import ClassVar
 import pytest
 from pydantic import Field
 
-from agent_telemetry.schema import EVENTS, TelemetryEvent, count
+from agent_telemetry.schema import EVENTS, TelemetryEvent, count, event_spec
 from agent_telemetry.schema.catalogue import load_catalogue
 from agent_telemetry.views import QUALITY_VIEW
 from agent_telemetry.warehouse import Warehouse, check_logs
-from tests.warehouse.lines import entry
+from agent_telemetry.warehouse._checklogs_fast import FastCheck
+from agent_telemetry.warehouse._judge import payload_kinds
+from agent_telemetry.warehouse._source import LogInput
+from tests.warehouse.lines import entry, line
 
 
 class ShelfResult(StrEnum):
@@ -68,3 +71,42 @@ def test_copies_that_differ_in_a_service_field_conflict_and_the_views_copy_is_ch
             "WHERE event = 'shelf_lookup' AND field = 'shelf_ms'"
         ) == (1,)
     assert load.conflicting == report.conflicting
+
+
+def _service_lines(count: int) -> str:
+    """Emitter lines of the service's own event, mostly valid, every tenth one bent: a
+    member not in the set, an int out of bounds, a double, a numeric string."""
+    bent: list[dict[str, object]] = [
+        {"result": "jane_doe"},
+        {"result": "hit", "shelf_ms": 20_000},
+        {"result": "miss", "shelf_ms": 5.5},
+        {"result": "hit", "shelf_ms": " 5"},
+    ]
+    lines = []
+    for n in range(count):
+        fields = bent[n // 10 % len(bent)] if n % 10 == 0 else {"result": "miss", "shelf_ms": n}
+        lines.append(line("shelf_lookup", **fields))
+    return "".join(f"{text}\n" for text in lines)
+
+
+def test_a_services_own_event_is_counted_in_sql_and_reported_alike(tmp_path: Path) -> None:
+    # check-logs' SQL path read the package's sink columns only, so every line of a
+    # service's own event went to Python: correct, but the SQL path never served services.
+    path = tmp_path / "service.jsonl"
+    path.write_text(_service_lines(2000))
+    fast = check_logs([path], CATALOGUE.versions, fast=True).as_dict()
+    assert fast == check_logs([path], CATALOGUE.versions, fast=False).as_dict()
+    assert fast["events"]["shelf_lookup"]["lines"] == 2000
+
+    kinds = payload_kinds(CATALOGUE.version_specs())
+    current = {name: (1, event_spec(model)) for name, model in CATALOGUE.events.items()}
+    check = FastCheck(current, kinds)
+    try:
+        with LogInput(path) as log:
+            counts = check.check(log)
+            assert counts is not None
+            rest = sum(1 for _ in check.rest())
+    finally:
+        check.close()
+    assert counts.clean["shelf_lookup"].lines == 1800
+    assert rest == 200
