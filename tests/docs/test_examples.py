@@ -41,7 +41,6 @@ NOT_RUN: list[tuple[str, str]] = [
     ),
     ("docs/performance.md", "timings depend on the machine"),
     ("docs/performance.md", "timings depend on the machine"),
-    ("docs/performance.md", "timings depend on the machine"),
     ("docs/service-guide.md", "imports a service's own catalogue module"),
     ("docs/testing.md", "rewrites the pages it runs"),
 ]
