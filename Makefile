@@ -109,12 +109,11 @@ diagrams: $(SYSTEM_STAMP)
 
 # `check` includes the drift check of views-check. The manual's `mkdocs build --strict`
 # (what `docs` runs) is built once, by pytest: tests/docs/test_site.py.
-# Both environments are built side by side; then the static checks and `check` run beside
-# pytest, in the time its workers wait (emulator, browser, subprocesses). Output is kept
-# per target (-O), so each step's lines stay together.
+# The static checks run beside the emulator's and chromium's set-up (-j2, output kept per
+# target), then pytest and check: on a fresh clone that hides most of the set-up.
 test:
-	$(MAKE) --no-print-directory -j2 -Otarget $(STAMP) $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM)
-	$(MAKE) --no-print-directory -j3 -Otarget pytest lint imports typecheck check
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint imports typecheck $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM)
+	$(MAKE) --no-print-directory pytest check
 
 # Mutation testing of the modules that carry the package's promises, one group of modules
 # against its own tests at a time (scripts/mutation.py, docs/testing.md). Not part of
