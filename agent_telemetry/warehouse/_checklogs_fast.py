@@ -32,7 +32,7 @@ import duckdb
 from agent_telemetry.schema import EventSpec, FieldSpec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS
 from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
-from agent_telemetry.warehouse._judge_sql import PYTHON, _lit
+from agent_telemetry.warehouse._judge_sql import PYTHON, lit
 from agent_telemetry.warehouse._judge_typed import TypedJudge
 from agent_telemetry.warehouse._load_fast import opened, qualifies
 from agent_telemetry.warehouse._load_scan import Kind
@@ -82,7 +82,7 @@ def _field_holds(judge: TypedJudge, spec: FieldSpec) -> str:
     the gate a value is native (a coercion such as "5" or "true" goes to Python)."""
     value = judge.value(spec.name)
     if spec.kind == "enum":
-        good = f"{value} IN ({', '.join(_lit(m) for m in spec.members)})"
+        good = f"{value} IN ({', '.join(lit(m) for m in spec.members)})"
     elif spec.kind == "bool":
         good = "true"
     elif spec.ge is None or spec.le is None:
@@ -122,7 +122,7 @@ class FastCheck:
         judged = judge.stages(_READER)["judged"]
         telemetry = "kind IN ('entry', 'emitter')"
         cases = " ".join(
-            f"WHEN {_lit(name)} THEN {self._clean(current[name][0], spec)}"
+            f"WHEN {lit(name)} THEN {self._clean(current[name][0], spec)}"
             for name, spec in self.specs.items()
         )
         clean = (

@@ -54,9 +54,7 @@ class Copies:
     from it. Each copy's parts go to a spool file; memory holds, per entry, the kept
     copy's place in the spool and a 64-bit hash of its judged payload."""
 
-    def __init__(
-        self, judge: Callable[[Telemetry], Mapping[str, Any]], order: Order = PACKAGE_ORDER
-    ) -> None:
+    def __init__(self, judge: Callable[[Telemetry], Mapping[str, Any]], order: Order) -> None:
         self._judge = judge  # a copy's judged payload, as the sink holds it
         self._order = order  # the catalogue's sink columns, as its views rank copies
         # Closed by close(): the spool lives as long as the check.

@@ -17,9 +17,9 @@ from agent_telemetry.warehouse._load_scan import MAX_DEPTH
 PYTHON = "python"  # the kind of a line left to Python
 # NaN/Infinity where a value starts (DuckDB's parser takes them, in any case), or a
 # trailing comma; over-matching (inside a string) only sends a line to Python.
-_LENIENT = r"[:,\[ \t+-](?i:nan|inf)|,[ \t]*[}\]]"
+LENIENT = r"[:,\[ \t+-](?i:nan|inf)|,[ \t]*[}\]]"
 # Lines longer than this are counted for brackets: only they could nest too deep.
-_DEEP_CHECK = 2 * MAX_DEPTH
+DEEP_CHECK = 2 * MAX_DEPTH
 _CLOCK = r"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
 # The emitter's time format (any digits): RFC 3339 UTC, microseconds, Z.
 _EMITTER_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z"
@@ -29,14 +29,14 @@ _ZULU_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9
 # space and `` UTC``): left to Python. Deliberately wider than ``_judge._TIMESTAMP``.
 _MAYBE_TIME = r"[0-9]{4}-.*"
 # The record's own keys beside the payload's (severity: the emitter writes it).
-_OWN_KEYS = ("jsonPayload", "json_payload", "time", "timestamp", "insertId", "severity")
+OWN_KEYS = ("jsonPayload", "json_payload", "time", "timestamp", "insertId", "severity")
 
 
-def _lit(text: str) -> str:
+def lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _ident(name: str) -> str:
+def ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -45,16 +45,16 @@ def timestamp_sql() -> tuple[str, str]:
     escapes) and ``shape``, and 'Python must judge it', in SQL."""
     valid = (
         "(left(ts, 4) <> '0000' AND TRY_CAST(left(ts, 10) AS DATE) IS NOT NULL "
-        f"AND regexp_full_match(substr(ts, 12, 8), {_lit(_CLOCK)}))"
+        f"AND regexp_full_match(substr(ts, 12, 8), {lit(_CLOCK)}))"
     )
     micros = "rpad(substr(ts, 21, greatest(0, least(6, strlen(ts) - 21))), 6, '0')"
     canonical = f"CAST(left(ts, 19) || '.' || {micros} || 'Z' AS TIMESTAMPTZ)"
     form = (
-        f"(CASE WHEN shape = 'entry' THEN regexp_full_match(ts, {_lit(_ZULU_TIME)}) "
-        f"ELSE regexp_full_match(ts, {_lit(_EMITTER_TIME)}) END)"
+        f"(CASE WHEN shape = 'entry' THEN regexp_full_match(ts, {lit(_ZULU_TIME)}) "
+        f"ELSE regexp_full_match(ts, {lit(_EMITTER_TIME)}) END)"
     )
     value = f"CASE WHEN {form} AND {valid} THEN {canonical} END"
     # Python's \d matches any script's digits: a non-ASCII string is Python's too.
-    maybe = f"(regexp_full_match(ts, {_lit(_MAYBE_TIME)}) OR strlen(ts) <> length(ts))"
+    maybe = f"(regexp_full_match(ts, {lit(_MAYBE_TIME)}) OR strlen(ts) <> length(ts))"
     python = f"coalesce(NOT {form} AND {maybe}, false)"
     return value, python

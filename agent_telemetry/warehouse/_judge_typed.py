@@ -1,14 +1,14 @@
-"""The load's SQL judge: one gate over each line, then DuckDB's typed reading of the rest.
+"""The SQL judge of the load and of ``check-logs``: one gate over each line, then
+DuckDB's typed reading of the rest.
 
-``_judge_sql`` reads every key as its JSON text and judges each value in SQL: that is
-what ``check-logs`` needs (the JSON type of every value), and it costs a text per value
-and several expressions per field. The load only needs the value the sink stores. Here
-one regular expression over the line (the *gate*) sends to Python every line where
-DuckDB's typed reading could differ from the judgement, and DuckDB reads the others in
-one parse straight into the sink's types. The gate matches:
+Reading every key as its JSON text and judging each value in SQL would cost a text per
+value and several expressions per field. Here one regular expression over the line (the
+*gate*) sends to Python every line where DuckDB's typed reading could differ from the
+judgement, and DuckDB reads the others in one parse straight into the sink's types.
+The gate matches:
 
-- what ``_judge_sql`` sends to Python from the text: a backslash (escapes), ``NaN`` or
-  ``Infinity``, a trailing comma;
+- what DuckDB's parser takes and orjson refuses, from the text (``_judge_sql``): a
+  backslash (escapes), ``NaN`` or ``Infinity``, a trailing comma;
 - after the name of a key the judgement reads, a value that is not of that key's JSON
   type in its plain form: for an integer field anything but ``null`` or a plain integer
   of at most 18 digits (DuckDB reads ``5.5`` as 6, ``true`` as 1, ``"5"`` as 5); for a
@@ -27,7 +27,7 @@ the gate every value read is null or plain and of its type, which DuckDB reads a
 judgement does: a plain integer as itself, a string without escapes as its text.
 
 What a record is (blank, text, other JSON, the emitter's line or a LogEntry), keys
-written twice or unknown, nesting and timestamps are decided as in ``_judge_sql``.
+written twice or unknown, and nesting are decided here; timestamps by ``_judge_sql``.
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ from collections.abc import Mapping
 
 from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._judge_sql import (
-    _DEEP_CHECK,
-    _LENIENT,
-    _OWN_KEYS,
+    DEEP_CHECK,
+    LENIENT,
+    OWN_KEYS,
     PYTHON,
-    _ident,
-    _lit,
+    ident,
+    lit,
     timestamp_sql,
 )
 from agent_telemetry.warehouse._load_scan import MAX_DEPTH
@@ -82,19 +82,19 @@ def gate(kinds: Mapping[str, ValueKind]) -> str:
     ]
     # A LogEntry key read twice (orjson keeps the last, DuckDB the first), at any depth.
     twice = [f'"{key}"{_SPACE}:.*"{key}"{_SPACE}:' for key in _OWN_READ]
-    return "|".join(["\\\\", _LENIENT, *values, *twice])
+    return "|".join(["\\\\", LENIENT, *values, *twice])
 
 
 def _struct(fields: Mapping[str, object]) -> str:
-    return _lit(json.dumps(dict(fields)))
+    return lit(json.dumps(dict(fields)))
 
 
 def _distinct_known(keys: str, struct: str, known: list[str]) -> str:
     """No key written twice, every key one of ``known``. Cheap first: when the keys are
     as many as the known keys holding a value, none can be twice or unknown (a key
     holding null is not counted, so such a record takes the exact test)."""
-    listed = "[" + ", ".join(_lit(key) for key in known) + "]"
-    holding = " + ".join(f"({struct}.{_ident(key)} IS NOT NULL)::INT" for key in known)
+    listed = "[" + ", ".join(lit(key) for key in known) + "]"
+    holding = " + ".join(f"({struct}.{ident(key)} IS NOT NULL)::INT" for key in known)
     # CASE, not OR: in a projection DuckDB evaluates both sides of an OR on every row.
     return (
         f"(CASE WHEN len({keys}) = {holding} THEN true ELSE len(list_distinct({keys})) "
@@ -120,7 +120,7 @@ class TypedJudge:
             "json_payload": "VARCHAR",
             "severity": "VARCHAR",  # never read: parsed only to count the keys
         }
-        self.top_keys = list(dict.fromkeys([*self.kinds, *_OWN_KEYS]))
+        self.top_keys = list(dict.fromkeys([*self.kinds, *OWN_KEYS]))
 
     def statement(self, reader: str) -> str:
         return self.stages(reader)["final"]
@@ -129,11 +129,11 @@ class TypedJudge:
         """The SELECTs over ``reader`` (a VARCHAR column ``line`` per line) giving each
         line's ``kind`` (a ``Kind`` value or ``python``), its judged ``jsonPayload``,
         ``timestamp`` and ``insertId`` when it is telemetry, and the ``line`` itself when
-        Python must judge it (the columns of ``JudgeSql.statement``)."""
+        Python must judge it."""
         brackets = "strlen(line) - strlen(replace(replace(line, '{', ''), '[', ''))"
         plain_object = (
-            f"NOT regexp_matches(line, {_lit(self.gate)}) "
-            f"AND (strlen(line) <= {_DEEP_CHECK} OR {brackets} <= {MAX_DEPTH})"
+            f"NOT regexp_matches(line, {lit(self.gate)}) "
+            f"AND (strlen(line) <= {DEEP_CHECK} OR {brackets} <= {MAX_DEPTH})"
         )
         stripped = "trim(line, ' \t\x0b\x0c\r')"  # what Python's bytes.strip() takes off
         first = (
@@ -173,7 +173,7 @@ class TypedJudge:
             f"AS ts FROM ({shaped}))"
         )
         telemetry = "kind IN ('entry', 'emitter')"
-        values = [f"{_ident(key)} := {self.value(key)}" for key in self.kinds]
+        values = [f"{ident(key)} := {self.value(key)}" for key in self.kinds]
         # Without a timestamp there is no entry key: the row is stored without its id.
         final = (
             f"SELECT CASE WHEN {telemetry} THEN 'telemetry' ELSE kind END AS kind, "
@@ -188,7 +188,7 @@ class TypedJudge:
     def value(self, key: str) -> str:
         """The payload's ``key`` as the sink stores it, over ``judged`` (past the gate a
         value read is null or of its type)."""
-        name, kind = _ident(key), self.kinds[key]
+        name, kind = ident(key), self.kinds[key]
         if kind == "strings":  # invalid_fields: only null passes the gate
             return f"NULL::{_TYPES[kind]}"
         if key in LIFTED_KEYS:  # Cloud Logging lifts these out of an emitter line
@@ -200,7 +200,7 @@ class TypedJudge:
         key, or for an emitter line, the record's."""
         if key in self.kinds:
             return f"({self.value(key)} IS NULL)"
-        return f"(shape <> 'emitter' OR v.{_ident(key)} IS NULL)"
+        return f"(shape <> 'emitter' OR v.{ident(key)} IS NULL)"
 
     def stamp(self) -> str:
         """The line's sink ``timestamp``, over ``judged``."""
