@@ -25,8 +25,9 @@ import sqlglot
 from sqlglot import exp
 
 from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.warehouse._duckdb_dedupe import guard_dedupe
 from agent_telemetry.warehouse._duckdb_types import duckdb_type, quote_identifier
-from agent_telemetry.warehouse._load_sql import sql_string
+from agent_telemetry.warehouse._load_sql import INSERT_ID, TIMESTAMP, sql_string
 
 if TYPE_CHECKING:
     import duckdb
@@ -52,9 +53,13 @@ def duckdb_query(
     sink_table: str,
     payload_column: str,
     payload_fields: Iterable[str],
+    guarded: bool = True,
 ) -> str:
-    """The view's query in DuckDB SQL, reading ``sink_table`` instead of the BigQuery sink."""
-    return _transpile(view, source, sink_table, payload_column, frozenset(payload_fields))
+    """The view's query in DuckDB SQL, reading ``sink_table`` instead of the BigQuery sink.
+    ``guarded``: the one-row-per-entry ranking runs only when the sink holds copies
+    (``_duckdb_dedupe``); off, it runs as BigQuery runs it (the tests compare the two)."""
+    fields = frozenset(payload_fields)
+    return _transpile(view, source, sink_table, payload_column, fields, guarded)
 
 
 @functools.cache
@@ -64,6 +69,7 @@ def _transpile(
     sink_table: str,
     payload_column: str,
     present: frozenset[str],
+    guarded: bool,
 ) -> str:
     parsed = sqlglot.parse_one(view.query, read="bigquery")
     tree = parsed.transform(_as_list_filter).transform(json_type)
@@ -96,7 +102,8 @@ def _transpile(
     if rewritten == 0:
         what = "the views it reads" if view.reads else f"the sink table {'.'.join(source)}"
         raise TranspileError(f"view {view.name}: no reference to {what}")
-    return _typed(view, local_tree.sql(dialect="duckdb", pretty=True))
+    final = guard_dedupe(local_tree, sink_table, INSERT_ID, TIMESTAMP) if guarded else local_tree
+    return _typed(view, final.sql(dialect="duckdb", pretty=True))
 
 
 def _typed(view: ViewDefinition, query: str) -> str:

@@ -20,7 +20,6 @@ PYTHON = "python"  # the kind of a line left to Python
 LENIENT = r"[:,\[ \t+-](?i:nan|inf)|,[ \t]*[}\]]"
 # Lines longer than this are counted for brackets: only they could nest too deep.
 DEEP_CHECK = 2 * MAX_DEPTH
-_CLOCK = r"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
 # The emitter's time format (any digits): RFC 3339 UTC, microseconds, Z.
 _EMITTER_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z"
 # A LogEntry's usual timestamp: RFC 3339 UTC with 0 to 9 fractional digits.
@@ -43,17 +42,23 @@ def ident(name: str) -> str:
 def timestamp_sql() -> tuple[str, str]:
     """The sink's ``timestamp`` (``_judge.time_of``) from ``ts`` (the time string, no
     escapes) and ``shape``, and 'Python must judge it', in SQL."""
-    valid = (
-        "(left(ts, 4) <> '0000' AND TRY_CAST(left(ts, 10) AS DATE) IS NOT NULL "
-        f"AND regexp_full_match(substr(ts, 12, 8), {lit(_CLOCK)}))"
-    )
-    micros = "rpad(substr(ts, 21, greatest(0, least(6, strlen(ts) - 21))), 6, '0')"
-    canonical = f"CAST(left(ts, 19) || '.' || {micros} || 'Z' AS TIMESTAMPTZ)"
     form = (
         f"(CASE WHEN shape = 'entry' THEN regexp_full_match(ts, {lit(_ZULU_TIME)}) "
         f"ELSE regexp_full_match(ts, {lit(_EMITTER_TIME)}) END)"
     )
-    value = f"CASE WHEN {form} AND {valid} THEN {canonical} END"
+    # Past the form every clock place is a digit: comparing the text is comparing the
+    # number, with no second regular expression (DuckDB's cast takes 24:00:00).
+    clock = (
+        "(substr(ts, 12, 2) <= '23' AND substr(ts, 15, 2) <= '59' "
+        "AND substr(ts, 18, 2) <= '59' AND left(ts, 4) <> '0000')"
+    )
+    # The emitter's time is already the canonical form; a LogEntry's gets its fraction
+    # cut or padded to microseconds. An impossible date (February 30) casts to NULL.
+    micros = "rpad(substr(ts, 21, greatest(0, least(6, strlen(ts) - 21))), 6, '0')"
+    canonical = (
+        f"(CASE WHEN shape = 'entry' THEN left(ts, 19) || '.' || {micros} || 'Z' ELSE ts END)"
+    )
+    value = f"CASE WHEN {form} AND {clock} THEN TRY_CAST({canonical} AS TIMESTAMPTZ) END"
     # Python's \d matches any script's digits: a non-ASCII string is Python's too.
     maybe = f"(regexp_full_match(ts, {lit(_MAYBE_TIME)}) OR strlen(ts) <> length(ts))"
     python = f"coalesce(NOT {form} AND {maybe}, false)"

@@ -89,17 +89,22 @@ def _struct(fields: Mapping[str, object]) -> str:
     return lit(json.dumps(dict(fields)))
 
 
-def _distinct_known(keys: str, struct: str, known: list[str]) -> str:
-    """No key written twice, every key one of ``known``. Cheap first: when the keys are
-    as many as the known keys holding a value, none can be twice or unknown (a key
-    holding null is not counted, so such a record takes the exact test)."""
+def _distinct_known(cheap: str, keys: str, struct: str, known: list[str]) -> str:
+    """No key written twice, every key one of ``known``. Cheap first: when ``cheap`` (at
+    least the number of keys) equals the number of known keys holding a value, the keys
+    are exactly those (a key holding null is not counted, so such a record takes the
+    exact test). ``keys`` (the key list, a second parse) only for the others."""
     listed = "[" + ", ".join(lit(key) for key in known) + "]"
     holding = " + ".join(f"({struct}.{ident(key)} IS NOT NULL)::INT" for key in known)
     # CASE, not OR: in a projection DuckDB evaluates both sides of an OR on every row.
     return (
-        f"(CASE WHEN len({keys}) = {holding} THEN true ELSE len(list_distinct({keys})) "
+        f"(CASE WHEN {cheap} = {holding} THEN true ELSE len(list_distinct({keys})) "
         f"= len({keys}) AND list_has_all({listed}, {keys}) END)"
     )
+
+
+def _colons(text: str) -> str:
+    return f"(strlen({text}) - strlen(replace({text}, ':', '')))"
 
 
 class TypedJudge:
@@ -144,24 +149,33 @@ class TypedJudge:
             f"WHEN {stripped}[1] IN ('{{', '[', '\ufeff') THEN '{PYTHON}' ELSE 'text' END"
         )
         parsed = (
-            "SELECT *, CASE WHEN v IS NOT NULL THEN json_keys(line, ['$', '$.jsonPayload']) "
-            "END AS keys FROM (SELECT *, CASE WHEN first = 'json' THEN "
+            "SELECT *, CASE WHEN first = 'json' THEN "
             f"TRY(from_json(line, {_struct(self.struct)})) END AS v "
-            f"FROM (SELECT *, {first} AS first FROM {reader}))"
+            f"FROM (SELECT *, {first} AS first FROM {reader})"
         )
-        payload_keys = list(self.kinds)
+        payload_keys = "json_keys(line, '$.jsonPayload')"
+        distinct_payload = _distinct_known(
+            f"len({payload_keys})", payload_keys, "v.jsonPayload", list(self.kinds)
+        )
         # A LogEntry's other keys are neither read nor counted (its own keys read twice
         # do not pass the gate).
         entry = (
             "v.jsonPayload.event IS NOT NULL AND v.jsonPayload.schema_version IS NOT NULL "
-            f"AND {_distinct_known('keys[2]', 'v.jsonPayload', payload_keys)}"
+            f"AND {distinct_payload}"
         )
+        # An emitter line's keys, counted without a second parse: past the gate a line
+        # has no backslash, so no quote inside a string, and every key is followed by a
+        # colon. The colons are at least its keys plus the colons of the strings read:
+        # of those, only a valid time holds any (the closed sets hold none), and any
+        # other colon only sends the line to the exact test.
+        emitter_cheap = f"{_colons('line')} - coalesce({_colons('v.time')}, 0)"
+        emitter_keys = _distinct_known(emitter_cheap, "json_keys(line)", "v", self.top_keys)
         shaped = (
             f"SELECT *, CASE WHEN first <> 'json' THEN first "
             f"WHEN v IS NULL OR v.json_payload IS NOT NULL THEN '{PYTHON}' "
             f"WHEN v.jsonPayload IS NOT NULL THEN (CASE WHEN {entry} THEN 'entry' "
             f"ELSE '{PYTHON}' END) "
-            f"WHEN NOT {_distinct_known('keys[1]', 'v', self.top_keys)} THEN '{PYTHON}' "
+            f"WHEN NOT {emitter_keys} THEN '{PYTHON}' "
             "WHEN v.event IS NOT NULL AND v.schema_version IS NOT NULL THEN 'emitter' "
             f"ELSE 'other_json' END AS shape FROM ({parsed})"
         )

@@ -48,6 +48,16 @@ LINES = {
     "time as a number": ('{"event":"pipeline_run","schema_version":1,"time":5}', False),
     "key written twice": ("{" + RUN + ',"lane":"a","lane":"b"}', False),
     "unknown key": ("{" + RUN + ',"zz":1}', False),
+    # An emitter line's keys are counted by its colons (a valid time holds two): a colon
+    # anywhere else takes the exact test, which lets known keys through.
+    "a colon in a string": ("{" + RUN + ',"lane":"a:b","error":":"}', True),
+    "time without colons": ('{"event":"pipeline_run","schema_version":1,"time":"x"}', True),
+    "an unknown key and a colon in a string": ("{" + RUN + ',"lane":":","zz":1}', False),
+    "a null and an unknown key": ("{" + RUN + ',"lane":null,"zz":1}', False),
+    "a colon in an unknown key's name": ("{" + RUN + ',"a:b":1}', False),
+    "no time, an unknown key": ('{"event":"pipeline_run","schema_version":1,"zz":"1:2"}', False),
+    "time twice": ("{" + RUN + "," + T + "}", False),
+    "an unknown key holding an object": ("{" + RUN + ',"zz":{}}', False),
     "entry": ("{" + ENTRY + '{"event":"chat_turn","schema_version":1,"tier":"x"}}', True),
     "entry, insert id a number": (
         '{"insertId":5,"timestamp":"2026-05-09T07:35:25Z","jsonPayload":'
