@@ -33,8 +33,8 @@ from agent_telemetry.schema import EventSpec, FieldSpec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS
 from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._judge_sql import PYTHON, lit
-from agent_telemetry.warehouse._judge_typed import TypedJudge
-from agent_telemetry.warehouse._load_fast import opened, qualifies
+from agent_telemetry.warehouse._judge_typed import TypedJudge, file_shape
+from agent_telemetry.warehouse._load_fast import SNIFF, opened, qualifies
 from agent_telemetry.warehouse._load_scan import Kind
 from agent_telemetry.warehouse._source import LogInput
 
@@ -48,7 +48,7 @@ _READER = (
 # LogEntries with insert ids all go to Python (``Copies``): for a file that starts with
 # them, the SQL pass would only add its cost. Which path a file takes never changes
 # the report.
-_KEYED, _SNIFF = b'"insertId"', 1 << 16
+_KEYED = b'"insertId"'
 _KINDS = {kind.value: kind for kind in Kind}
 _SQL_KIND = {"int": "int", "enum": "string", "bool": "bool"}  # FieldSpec -> PAYLOAD_KINDS
 _ENVELOPE_KINDS = {
@@ -113,16 +113,23 @@ class FastCheck:
     ) -> None:
         """``current``: event name -> (its current version, its spec); ``kinds``: how the
         catalogue's sink reads each payload key (a service's own keys included)."""
-        self.judge = judge = TypedJudge(frozenset(kinds), kinds)
         self.versions = {name: version for name, (version, _) in current.items()}
         self.specs = {
             name: spec for name, (_, spec) in current.items() if sql_checkable(spec, kinds)
         }
+        self.fields = sorted({f.name: f for s in self.specs.values() for f in s.fields}.items())
         self.con = duckdb.connect()
+        self._create = {
+            shape: self._statement(TypedJudge(frozenset(kinds), kinds, shape))
+            for shape in ("emitter", "entry", "any")
+        }
+
+    def _statement(self, judge: TypedJudge) -> str:
+        """The statement judging a file into the checked table, with ``judge``'s parse."""
         judged = judge.stages(_READER)["judged"]
         telemetry = "kind IN ('entry', 'emitter')"
         cases = " ".join(
-            f"WHEN {lit(name)} THEN {self._clean(current[name][0], spec)}"
+            f"WHEN {lit(name)} THEN {self._clean(judge, self.versions[name], spec)}"
             for name, spec in self.specs.items()
         )
         clean = (
@@ -133,7 +140,6 @@ class FastCheck:
             if cases
             else "false"
         )
-        self.fields = sorted({f.name: f for s in self.specs.values() for f in s.fields}.items())
         values = ", ".join(
             f"CASE WHEN clean THEN {judge.value(name)} END AS {_column(i)}"
             for i, (name, _) in enumerate(self.fields)
@@ -156,7 +162,7 @@ class FastCheck:
                 f"count({column}) AS {column}_valid, {distinct} AS {column}_distinct, "
                 f"min({column}) AS {column}_min, max({column}) AS {column}_max"
             )
-        self._create = (
+        return (
             f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, number, "
             f"first(python_line) AS line, count(*) AS lines"
             f"{''.join(', ' + a for a in aggregates)} FROM (SELECT *, "
@@ -165,8 +171,7 @@ class FastCheck:
             "GROUP BY kind, event, number"
         )
 
-    def _clean(self, version: int, spec: EventSpec) -> str:
-        judge = self.judge
+    def _clean(self, judge: TypedJudge, version: int, spec: EventSpec) -> str:
         known = ENVELOPE_KEYS | set(spec.field_names)
         # Keys the event does not define hold nothing (a null is an absent key).
         strangers = " AND ".join(
@@ -188,10 +193,13 @@ class FastCheck:
         """Judge the file into the checked table; None when DuckDB cannot read it exactly
         (the file then takes the slow path)."""
         con = self.con
-        if not qualifies(log) or _KEYED in os.pread(log.fileno(), _SNIFF, 0):
+        if not qualifies(log):
+            return None
+        head = os.pread(log.fileno(), SNIFF, 0)
+        if _KEYED in head:
             return None
         try:
-            con.execute(self._create, {"path": str(opened(log))})
+            con.execute(self._create[file_shape(head)], {"path": str(opened(log))})
         except (duckdb.InvalidInputException, duckdb.IOException):
             con.execute(f"DROP TABLE IF EXISTS {CHECKED}")
             return None

@@ -13,6 +13,7 @@ land in the staging table, and ``_load`` finishes the file the same way.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import duckdb
 
 from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._judge_sql import PYTHON
-from agent_telemetry.warehouse._judge_typed import TypedJudge
+from agent_telemetry.warehouse._judge_typed import TypedJudge, file_shape
 from agent_telemetry.warehouse._load_scan import Kind
 from agent_telemetry.warehouse._source import LogInput
 
@@ -31,6 +32,7 @@ _READER = (
     "delim = '\\x01', quote = '', escape = '', new_line = '\\n')"
 )
 _KINDS = {kind.value: kind for kind in Kind}
+SNIFF = 1 << 16  # the bytes that decide a file's shape (``_judge_typed.file_shape``)
 
 
 def opened(log: LogInput) -> Path:
@@ -56,15 +58,19 @@ class FastJudge:
     def __init__(
         self, keep: frozenset[str], kinds: Mapping[str, ValueKind] = PAYLOAD_KINDS
     ) -> None:
-        judge = TypedJudge(keep, kinds)
-        self._insert = f"INSERT INTO {STAGED} BY NAME {judge.statement(_READER)}"
+        self._insert = {
+            shape: f"INSERT INTO {STAGED} BY NAME "
+            f"{TypedJudge(keep, kinds, shape).statement(_READER)}"
+            for shape in ("emitter", "entry", "any")
+        }
 
     def stage(self, con: duckdb.DuckDBPyConnection, log: LogInput) -> dict[Kind, int] | None:
         """Judge the file into the staging table: the records by kind, not counting the
         lines left to Python (``python_lines``). None when DuckDB cannot read the file
         exactly; the staging table is then left empty, for the slow path."""
+        insert = self._insert[file_shape(os.pread(log.fileno(), SNIFF, 0))]
         try:
-            con.execute(self._insert, {"path": str(opened(log))})
+            con.execute(insert, {"path": str(opened(log))})
         except (duckdb.InvalidInputException, duckdb.IOException):
             con.execute(f"DELETE FROM {STAGED}")
             return None

@@ -87,13 +87,19 @@ def _payload(rnd: random.Random) -> list[tuple[str, Any]]:
     return pairs
 
 
-def _telemetry(rnd: random.Random) -> str:
+# Where a roll in [0, 1) lands: below EMITTER an emitter line, below ENTRY a LogEntry,
+# else a Log Analytics row.
+SHAPES = {"mixed": (0.5, 0.9), "emitter": (0.9, 0.9), "entries": (0.0, 1.0)}
+
+
+def _telemetry(rnd: random.Random, shapes: str) -> str:
     payload = _payload(rnd)
     shape = rnd.random()
-    if shape < 0.5:  # the emitter's line
+    emitter, entry = SHAPES[shapes]
+    if shape < emitter:  # the emitter's line
         time = TIMES[0] if rnd.random() < 0.6 else rnd.choice(TIMES)
         pairs = [*payload[:2], ("severity", "INFO"), ("time", time), *payload[2:]]
-    elif shape < 0.9:  # a LogEntry
+    elif shape < entry:  # a LogEntry
         stamp = rnd.choice(TIMES[:8]) if rnd.random() < 0.7 else rnd.choice(TIMES)
         if rnd.random() < 0.3:
             payload.append(("time", rnd.choice(TIMES)))
@@ -184,10 +190,11 @@ def _noise(rnd: random.Random) -> str:
     )
 
 
-def hostile_lines(seed: int, count: int) -> bytes:
-    """``count`` lines, mostly telemetry, some noise; one oversized line; LF only."""
+def hostile_lines(seed: int, count: int, shapes: str = "mixed", noise: float = 0.15) -> bytes:
+    """``count`` lines, telemetry of ``shapes`` (a key of SHAPES) and a share ``noise``
+    of other lines; one oversized line; LF only."""
     rnd = random.Random(seed)
-    lines = [_telemetry(rnd) if rnd.random() < 0.85 else _noise(rnd) for _ in range(count)]
+    lines = [_noise(rnd) if rnd.random() < noise else _telemetry(rnd, shapes) for _ in range(count)]
     lines.insert(count // 2, '{"event": "' + "x" * (MAX_RECORD + 10) + '", "schema_version": 1}')
     return ("\n".join(lines) + "\n").encode("utf-8")
 
