@@ -340,7 +340,7 @@ def check_logs(
                 else:
                     if progress is not None:  # DuckDB read the whole file
                         progress.update(os.fstat(log.fileno()).st_size)
-                    _check_fast(report, log, counts, fast_check.rest(), copies)
+                    _check_fast(report, log, counts, fast_check.rest(log), copies)
                 if progress is not None:
                     progress.finish_file()
         for telemetry in copies.kept():

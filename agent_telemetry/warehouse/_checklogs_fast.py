@@ -39,11 +39,12 @@ from agent_telemetry.warehouse._load_scan import Kind
 from agent_telemetry.warehouse._source import LogInput
 
 CHECKED = "_agent_telemetry_checked"
-# Each line as one VARCHAR (as the load reads it), numbered from 1 in file order.
+# Each line as one VARCHAR, as the load reads it. Not numbered: DuckDB numbers rows as
+# they stream by, in one thread, so numbering them would leave the judgement one core.
+# The lines Python must see are found again in the file, with their numbers (``rest``).
 _READER = (
-    "(SELECT line, row_number() OVER () AS n FROM read_csv($path, columns = "
-    "{'line': 'VARCHAR'}, header = false, auto_detect = false, delim = '\\x01', "
-    "quote = '', escape = '', new_line = '\\n'))"
+    "read_csv($path, columns = {'line': 'VARCHAR'}, header = false, auto_detect = false, "
+    "delim = '\\x01', quote = '', escape = '', new_line = '\\n')"
 )
 # LogEntries with insert ids all go to Python (``Copies``): for a file that starts with
 # them, the SQL pass would only add its cost. Which path a file takes never changes
@@ -147,10 +148,10 @@ class FastCheck:
         kind = f"CASE WHEN clean THEN 'clean' WHEN {telemetry} THEN '{PYTHON}' ELSE kind END"
         # One pass, nothing materialised per line: clean lines fold into one group per
         # event, other decided lines into one per kind, and each line Python must see is
-        # a group of its own (its number), carrying its text.
+        # a group of its own text (counted: the same line may occur twice).
         judged_lines = (
             f"SELECT {kind} AS kind, CASE WHEN clean THEN {judge.value('event')} END AS event, "
-            f"{values}{', ' if values else ''}n, line "
+            f"{values}{', ' if values else ''}line "
             f"FROM (SELECT *, coalesce({clean}, false) AS clean FROM (SELECT *, "
             f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})))"
         )
@@ -163,12 +164,11 @@ class FastCheck:
                 f"min({column}) AS {column}_min, max({column}) AS {column}_max"
             )
         return (
-            f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, number, "
-            f"first(python_line) AS line, count(*) AS lines"
+            f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, "
+            f"python_line AS line, count(*) AS lines"
             f"{''.join(', ' + a for a in aggregates)} FROM (SELECT *, "
-            f"CASE WHEN kind = '{PYTHON}' THEN n END AS number, "
             f"CASE WHEN kind = '{PYTHON}' THEN line END AS python_line FROM ({judged_lines})) "
-            "GROUP BY kind, event, number"
+            "GROUP BY kind, event, python_line"
         )
 
     def _clean(self, judge: TypedJudge, version: int, spec: EventSpec) -> str:
@@ -191,7 +191,7 @@ class FastCheck:
 
     def check(self, log: LogInput) -> FileCounts | None:
         """Judge the file into the checked table; None when DuckDB cannot read it exactly
-        (the file then takes the slow path)."""
+        (the file then takes the slow path). Then ``rest(log)``."""
         con = self.con
         if not qualifies(log):
             return None
@@ -216,7 +216,7 @@ class FastCheck:
     def _clean_counts(self, con: duckdb.DuckDBPyConnection) -> dict[str, CleanCounts]:
         counts = {}
         for row in con.execute(
-            f"SELECT * EXCLUDE (kind, number, line) FROM {CHECKED} WHERE kind = 'clean'"
+            f"SELECT * EXCLUDE (kind, line) FROM {CHECKED} WHERE kind = 'clean'"
         ).fetchall():
             fields = {
                 name: (row[2 + 4 * i], row[3 + 4 * i] or [], row[4 + 4 * i], row[5 + 4 * i])
@@ -225,14 +225,28 @@ class FastCheck:
             counts[row[0]] = CleanCounts(row[1], self.versions[row[0]], fields)
         return counts
 
-    def rest(self) -> Iterator[tuple[int, bytes]]:
-        """The lines the slow path's judgement must see, in file order: (number, line)."""
-        cursor = self.con.execute(
-            f"SELECT number, line FROM {CHECKED} WHERE kind = ? ORDER BY number", [PYTHON]
-        )
-        while rows := cursor.fetchmany(4096):
-            for number, line in rows:
-                yield number, line.encode("utf-8")
+    def rest(self, log: LogInput) -> Iterator[tuple[int, bytes]]:
+        """The lines of ``log`` the slow path's judgement must see, in file order:
+        (number, line). SQL gives their texts and how often each occurs; one read of the
+        file, split as DuckDB split it (LF only: a CR makes DuckDB refuse the file),
+        numbers them, and stops once every one is found."""
+        wanted = {
+            line.encode("utf-8"): int(count)
+            for line, count in self.con.execute(
+                f"SELECT line, lines FROM {CHECKED} WHERE kind = ?", [PYTHON]
+            ).fetchall()
+        }
+        left = sum(wanted.values())
+        if not left:
+            return
+        with opened(log).open("rb") as lines:
+            for number, raw in enumerate(lines, 1):
+                line = raw[:-1] if raw.endswith(b"\n") else raw
+                if line in wanted:
+                    yield number, line
+                    left -= 1
+                    if not left:
+                        return
 
     def close(self) -> None:
         self.con.close()

@@ -81,8 +81,26 @@ def test_the_sql_path_counts_most_clean_lines(written: dict[str, Path]) -> None:
             if (counts := check.check(log)) is None:
                 continue
             clean += sum(c.lines for c in counts.clean.values())
-            rest += sum(1 for _ in check.rest())
+            rest += sum(1 for _ in check.rest(log))
     check.close()
     assert clean > 1000
     # Files with insert ids take the slow path whole: the hostile emitter lines remain.
     assert rest > 200
+
+
+def test_a_line_python_must_see_is_reported_at_each_of_its_places(tmp_path: Path) -> None:
+    """SQL hands Python each bent line's text and how often it occurs, and the file is
+    read again to number them: the same line three times, around blank lines, and a
+    last line without its newline are reported where the slow path reports them."""
+    bent = '{"event": "pipeline_run", "schema_version": 1, "lane": "public", "status": 7}'
+    cut = '{"event": "chat_turn", "schema_ver'  # truncated JSON: reported with its line
+    clean = valid_lines(3, 5, entries=False).decode().splitlines()
+    lines = [clean[0], bent, "", cut, clean[1], bent, "", "", cut, bent, clean[2], cut]
+    path = tmp_path / "places.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")  # no final newline
+    fast = _report([path], fast=True, strict=False)
+    assert fast == _report([path], fast=False, strict=False)
+    check = FastCheck(_current())
+    with LogInput(path) as log:
+        assert check.check(log) is not None
+        assert [number for number, _ in check.rest(log)] == [2, 4, 6, 9, 10, 12]

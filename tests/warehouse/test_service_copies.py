@@ -105,7 +105,7 @@ def test_a_services_own_event_is_counted_in_sql_and_reported_alike(tmp_path: Pat
         with LogInput(path) as log:
             counts = check.check(log)
             assert counts is not None
-            rest = sum(1 for _ in check.rest())
+            rest = sum(1 for _ in check.rest(log))
     finally:
         check.close()
     assert counts.clean["shelf_lookup"].lines == 1800
