@@ -104,3 +104,11 @@ def test_a_line_python_must_see_is_reported_at_each_of_its_places(tmp_path: Path
     with LogInput(path) as log:
         assert check.check(log) is not None
         assert [number for number, _ in check.rest(log)] == [2, 4, 6, 9, 10, 12]
+
+
+def test_the_sql_path_draws_no_progress_bar() -> None:
+    # A statement over a large file runs for seconds: DuckDB would draw its bar on the
+    # terminal (and in CI logs) between check-logs' own lines.
+    check = FastCheck(_current())
+    setting = check.con.execute("SELECT current_setting('enable_progress_bar')").fetchall()
+    assert setting == [(False,)]
