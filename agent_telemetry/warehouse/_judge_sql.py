@@ -39,9 +39,11 @@ def ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def timestamp_sql() -> tuple[str, str]:
-    """The sink's ``timestamp`` (``_judge.time_of``) from ``ts`` (the time string, no
-    escapes) and ``shape``, and 'Python must judge it', in SQL."""
+def timestamp_sql() -> tuple[str, str, str]:
+    """The timestamp's judgement (``_judge.time_of``) in SQL, over ``ts`` (the time
+    string, no escapes) and ``shape``: whether ``ts`` has the usual form, and over that
+    as ``ts_form`` (computed once: a regular expression), the sink's ``timestamp`` and
+    'Python must judge it'."""
     form = (
         f"(CASE WHEN shape = 'entry' THEN regexp_full_match(ts, {lit(_ZULU_TIME)}) "
         f"ELSE regexp_full_match(ts, {lit(_EMITTER_TIME)}) END)"
@@ -58,8 +60,8 @@ def timestamp_sql() -> tuple[str, str]:
     canonical = (
         f"(CASE WHEN shape = 'entry' THEN left(ts, 19) || '.' || {micros} || 'Z' ELSE ts END)"
     )
-    value = f"CASE WHEN {form} AND {clock} THEN TRY_CAST({canonical} AS TIMESTAMPTZ) END"
+    value = f"CASE WHEN ts_form AND {clock} THEN TRY_CAST({canonical} AS TIMESTAMPTZ) END"
     # Python's \d matches any script's digits: a non-ASCII string is Python's too.
     maybe = f"(regexp_full_match(ts, {lit(_MAYBE_TIME)}) OR strlen(ts) <> length(ts))"
-    python = f"coalesce(NOT {form} AND {maybe}, false)"
-    return value, python
+    python = f"coalesce(NOT ts_form AND {maybe}, false)"
+    return form, value, python

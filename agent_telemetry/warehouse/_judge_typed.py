@@ -204,20 +204,23 @@ class TypedJudge:
             f"WHEN v IS NULL OR v.json_payload IS NOT NULL THEN '{PYTHON}' "
             f"{by_shape[self.shape]} END AS shape FROM ({parsed})"
         )
-        stamp, stamp_python = timestamp_sql()
+        form, stamp, stamp_python = timestamp_sql()
         times = [] if self.shape == "emitter" else ["WHEN shape = 'entry' THEN v.timestamp"]
         times += [] if self.shape == "entry" else ["WHEN shape = 'emitter' THEN v.time"]
         judged = (
             f"SELECT *, CASE WHEN shape IN ('entry', 'emitter') AND {stamp_python} "
-            f"THEN '{PYTHON}' ELSE shape END AS kind FROM (SELECT *, CASE "
-            f"{' '.join(times)} END AS ts FROM ({shaped}))"
+            f"THEN '{PYTHON}' ELSE shape END AS kind FROM (SELECT *, {form} AS ts_form "
+            f"FROM (SELECT *, CASE {' '.join(times)} END AS ts FROM ({shaped})))"
         )
         telemetry = "kind IN ('entry', 'emitter')"
         values = [f"{ident(key)} := {self.value(key)}" for key in self.kinds]
+        payload = f"struct_pack({', '.join(values)})"
+        if self.shape == "entry":  # read as the sink keeps it (invalid_fields: only null)
+            payload = "v.jsonPayload"
         # Without a timestamp there is no entry key: the row is stored without its id.
         final = (
             f"SELECT CASE WHEN {telemetry} THEN 'telemetry' ELSE kind END AS kind, "
-            f"CASE WHEN {telemetry} THEN struct_pack({', '.join(values)}) END AS jsonPayload, "
+            f"CASE WHEN {telemetry} THEN {payload} END AS jsonPayload, "
             "stamp AS timestamp, "
             "CASE WHEN kind = 'entry' AND stamp IS NOT NULL THEN v.insertId END AS insertId, "
             f"CASE WHEN kind = '{PYTHON}' THEN line END AS line "
@@ -251,4 +254,4 @@ class TypedJudge:
 
     def stamp(self) -> str:
         """The line's sink ``timestamp``, over ``judged``."""
-        return timestamp_sql()[0]
+        return timestamp_sql()[1]
