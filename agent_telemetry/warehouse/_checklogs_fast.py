@@ -159,12 +159,16 @@ class FastCheck:
             f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})))"
         )
         aggregates = []
-        for i, (_, spec) in enumerate(self.fields):
+        for i, (name, _) in enumerate(self.fields):
             column = _column(i)
-            distinct = f"list(DISTINCT {column})" if spec.kind != "int" else "NULL"
+            # What the coverage reads: members and booleans seen, an integer's extremes
+            # (a name may be an integer in one event and a set in another).
+            kinds = {f.kind for s in self.specs.values() for f in s.fields if f.name == name}
+            distinct = f"list(DISTINCT {column})" if kinds - {"int"} else "NULL"
+            low, high = (f"min({column})", f"max({column})") if "int" in kinds else ("NULL", "NULL")
             aggregates.append(
                 f"count({column}) AS {column}_valid, {distinct} AS {column}_distinct, "
-                f"min({column}) AS {column}_min, max({column}) AS {column}_max"
+                f"{low} AS {column}_min, {high} AS {column}_max"
             )
         return (
             f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, "
