@@ -330,6 +330,8 @@ def check_logs(
     copies = Copies(SinkPayload(frozenset(kinds), kinds), copy_order(specs))
     fast_check = _fast_check(report, kinds) if fast and files else None
     try:
+        if fast_check is not None:
+            fast_check.prepare(files, limits)
         for path in files:
             with LogInput(path, limits=limits) as log:
                 if progress is not None:

@@ -9,36 +9,51 @@ value in the JSON type the emitter writes (no coercion: past the gate, none is l
 and inside its field's set or bounds. Clean lines are only counted, per event, with
 the coverage they show (members, booleans, extremes), in the same statement that
 judges them: one aggregate over the file, grouped so that clean lines fold into one
-row per event and each other line Python must see is a row of its
-own (nothing is stored per clean line).
+row per event and each line Python must see into one row per text (nothing is stored
+per clean line).
+
+A LogEntry with an ``insertId`` may have copies in any file, which wait in ``Copies``
+until every file is read. When every input is a plain file DuckDB reads exactly and one
+starts with such entries, ``prepare`` reads every file's entry keys first (SQL's for the
+lines it decides, Python's for the rest): a line whose key no other line holds is
+checked like a line without one, the others wait in ``Copies``. Otherwise every keyed
+line does, as on the slow path.
 
 Every other line goes, in file order and with its line number, through the very
 judgement of the slow path (``_checklogs``): lines SQL leaves to Python, telemetry that
 breaks or bends a rule (for its violations, coercions and positions), rejected and
-unknown events, retired versions, and every LogEntry with an ``insertId`` (its copies
-wait in ``Copies`` until every file is read, as on the slow path). Plain text, other
-JSON, blank and oversized lines are counted in SQL, as the load counts them.
+unknown events, retired versions, copies. Plain text, other JSON, blank and oversized
+lines are counted in SQL, as the load counts them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from agent_telemetry.schema import EventSpec, FieldSpec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS
-from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
+from agent_telemetry.warehouse._judge import (
+    LIFTED_KEYS,
+    PAYLOAD_KINDS,
+    ValueKind,
+    insert_id,
+    time_of,
+)
 from agent_telemetry.warehouse._judge_sql import PYTHON, lit
 from agent_telemetry.warehouse._judge_typed import TypedJudge, file_shape
 from agent_telemetry.warehouse._load_fast import SNIFF, opened, qualifies
-from agent_telemetry.warehouse._load_scan import Kind
-from agent_telemetry.warehouse._source import LogInput
+from agent_telemetry.warehouse._load_scan import Kind, _record
+from agent_telemetry.warehouse._source import Limits, LogInput
 
 CHECKED = "_agent_telemetry_checked"
+KEYS = "_agent_telemetry_keys"  # every entry key of the run's files (``collect_keys``)
+COPIED = "_agent_telemetry_copied"  # the keys held by more than one line
 # Each line as one VARCHAR, as the load reads it. Not numbered: DuckDB numbers rows as
 # they stream by, in one thread, so numbering them would leave the judgement one core.
 # The lines Python must see are found again in the file, with their numbers (``rest``).
@@ -46,9 +61,9 @@ _READER = (
     "read_csv($path, columns = {'line': 'VARCHAR'}, header = false, auto_detect = false, "
     "delim = '\\x01', quote = '', escape = '', new_line = '\\n')"
 )
-# LogEntries with insert ids all go to Python (``Copies``): for a file that starts with
-# them, the SQL pass would only add its cost. Which path a file takes never changes
-# the report.
+# Without ``prepare``'s keys, LogEntries with insert ids all go to Python (``Copies``):
+# for a file that starts with them, the SQL pass would only add its cost. Which path a
+# file takes never changes the report.
 _KEYED = b'"insertId"'
 _KINDS = {kind.value: kind for kind in Kind}
 _SQL_KIND = {"int": "int", "enum": "string", "bool": "bool"}  # FieldSpec -> PAYLOAD_KINDS
@@ -123,10 +138,75 @@ class FastCheck:
         # DuckDB draws a progress bar for long statements, on the terminal check-logs
         # reports to (and into CI logs): its report is the only output.
         self.con.execute("SET enable_progress_bar = false")
-        self._create = {
-            shape: self._statement(TypedJudge(frozenset(kinds), kinds, shape))
+        judges = {
+            shape: TypedJudge(frozenset(kinds), kinds, shape)
             for shape in ("emitter", "entry", "any")
         }
+        self._create = {shape: self._statement(judge) for shape, judge in judges.items()}
+        self._keys = {shape: _keys_statement(judge) for shape, judge in judges.items()}
+        self.keyed = False  # whether the run's keys are known (``collect_keys``)
+        self.con.execute(f"CREATE TEMP TABLE {KEYS} (id VARCHAR, stamp TIMESTAMPTZ)")
+        self.con.execute(
+            f"CREATE TEMP TABLE {COPIED} (copied_id VARCHAR, copied_stamp TIMESTAMPTZ)"
+        )
+
+    def prepare(self, paths: Sequence[Path], limits: Limits) -> None:
+        """Before the run: when a file starts with LogEntries that carry insert ids and
+        DuckDB reads every file exactly, the key of every line of every file is known
+        first (a copy may be in any file), so that only the lines whose key another
+        line shares wait in ``Copies``; otherwise every keyed line does. Only regular
+        files are opened here: reading a pipe's first bytes would take them from the
+        check."""
+        if not all(path.is_file() for path in paths):
+            return
+        keyed = False
+        for path in paths:
+            with LogInput(path, limits=limits) as log:
+                if not qualifies(log):
+                    return
+                keyed = keyed or _KEYED in os.pread(log.fileno(), SNIFF, 0)
+        if not keyed:
+            return
+        for path in paths:
+            with LogInput(path, limits=limits) as log:
+                if not self.collect_keys(log):
+                    return
+        self.copied()
+
+    def collect_keys(self, log: LogInput) -> bool:
+        """Record the entry key of every line of ``log`` that is one (SQL's for the lines
+        it decides, Python's for the others); False when DuckDB cannot read the file
+        exactly. Once every file of the run is read, ``copied`` makes the keys held by
+        one line alone count as no key."""
+        if not qualifies(log):
+            return False
+        head = os.pread(log.fileno(), SNIFF, 0)
+        lines = f"{KEYS}_lines"
+        try:
+            self.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {lines} AS {self._keys[file_shape(head)]}",
+                {"path": str(opened(log))},
+            )
+        except (duckdb.InvalidInputException, duckdb.IOException):
+            return False
+        self.con.execute(f"INSERT INTO {KEYS} SELECT id, stamp FROM {lines} WHERE id IS NOT NULL")
+        python = self.con.execute(f"SELECT line FROM {lines} WHERE line IS NOT NULL").fetchall()
+        keys = [_python_key(line.encode("utf-8")) for (line,) in python]
+        known = [key for key in keys if key is not None]
+        if known:
+            self.con.executemany(f"INSERT INTO {KEYS} VALUES (?, ?::TIMESTAMPTZ)", known)
+        self.con.execute(f"DROP TABLE {lines}")
+        return True
+
+    def copied(self) -> None:
+        """The keys held by more than one line: those lines go to ``Copies``; a line
+        whose key is its own is checked in SQL, as a line without a key is."""
+        self.con.execute(
+            f"INSERT INTO {COPIED} SELECT id, stamp FROM {KEYS} GROUP BY id, stamp "
+            "HAVING count(*) > 1"
+        )
+        self.con.execute(f"DROP TABLE {KEYS}")
+        self.keyed = True
 
     def _statement(self, judge: TypedJudge) -> str:
         """The statement judging a file into the checked table, with ``judge``'s parse."""
@@ -139,7 +219,7 @@ class FastCheck:
         clean = (
             f"{telemetry} AND stamp IS NOT NULL AND {judge.absent('invalid_fields')} "
             f"AND coalesce({judge.value('unknown_fields')} = 0, true) "
-            "AND (shape = 'emitter' OR v.insertId IS NULL) "
+            "AND (shape = 'emitter' OR v.insertId IS NULL OR copied_id IS NULL) "
             f"AND coalesce(CASE {judge.value('event')} {cases} ELSE false END, false)"
             if cases
             else "false"
@@ -156,7 +236,9 @@ class FastCheck:
             f"SELECT {kind} AS kind, CASE WHEN clean THEN {judge.value('event')} END AS event, "
             f"{values}{', ' if values else ''}line "
             f"FROM (SELECT *, coalesce({clean}, false) AS clean FROM (SELECT *, "
-            f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})))"
+            f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})) "
+            # A key other lines share (one row of COPIED at most: no line is doubled).
+            f"LEFT JOIN {COPIED} ON copied_id = v.insertId AND copied_stamp = stamp)"
         )
         aggregates = []
         for i, (name, _) in enumerate(self.fields):
@@ -203,7 +285,7 @@ class FastCheck:
         if not qualifies(log):
             return None
         head = os.pread(log.fileno(), SNIFF, 0)
-        if _KEYED in head:
+        if _KEYED in head and not self.keyed:
             return None
         try:
             con.execute(self._create[file_shape(head)], {"path": str(opened(log))})
@@ -257,6 +339,30 @@ class FastCheck:
 
     def close(self) -> None:
         self.con.close()
+
+
+def _keys_statement(judge: TypedJudge) -> str:
+    """Over a file: the entry key of each line SQL decided (the insert id and judged
+    timestamp of a LogEntry), and the text of each line Python must judge."""
+    stamped = (
+        f"SELECT *, CASE WHEN kind = 'entry' THEN {judge.stamp()} END AS stamp "
+        f"FROM ({judge.stages(_READER)['judged']})"
+    )
+    return (
+        f"SELECT CASE WHEN kind = '{PYTHON}' THEN line END AS line, "
+        "CASE WHEN kind = 'entry' THEN v.insertId END AS id, stamp "
+        f"FROM ({stamped}) WHERE kind = '{PYTHON}' "
+        "OR (kind = 'entry' AND v.insertId IS NOT NULL AND stamp IS NOT NULL)"
+    )
+
+
+def _python_key(line: bytes) -> tuple[str, str] | None:
+    """A line's entry key as the slow path reads it (``_checklogs._check_record``)."""
+    telemetry = _record(line, 0).telemetry
+    if telemetry is None:
+        return None
+    when, entry_id = time_of(telemetry), insert_id(telemetry)
+    return None if when is None or entry_id is None else (entry_id, when)
 
 
 def _column(number: int) -> str:

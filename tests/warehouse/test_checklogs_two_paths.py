@@ -10,17 +10,21 @@ and rule, coercions, coverage, versions and the positions of truncated lines.
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from agent_telemetry.schema import EVENT_VERSIONS, event_spec
 from agent_telemetry.schema.versions import current_models
 from agent_telemetry.warehouse._checklogs import check_logs
 from agent_telemetry.warehouse._checklogs_fast import FastCheck
-from agent_telemetry.warehouse._source import LogInput
+from agent_telemetry.warehouse._source import DEFAULT_LIMITS, LogInput
 from tests.warehouse.corpus import corpus
+from tests.warehouse.lines import entry
 from tests.warehouse.test_two_paths import FILES
 from tests.warehouse.two_paths_corpus import valid_lines
 
@@ -112,3 +116,64 @@ def test_the_sql_path_draws_no_progress_bar() -> None:
     check = FastCheck(_current())
     setting = check.con.execute("SELECT current_setting('enable_progress_bar')").fetchall()
     assert setting == [(False,)]
+
+
+def _entries(ids: list[str], lane: str = "public") -> str:
+    return "".join(
+        orjson.dumps(
+            entry("pipeline_run", insert_id=i, lane=lane, status="ok", queue_wait_ms=5)
+        ).decode()
+        + "\n"
+        for i in ids
+    )
+
+
+def test_keyed_entries_are_checked_in_sql_unless_another_line_shares_the_key(
+    tmp_path: Path,
+) -> None:
+    """Every file's keys are read first: a LogEntry whose key is its own is counted in
+    SQL, the copies of an entry (here one in each file, and one conflicting) wait in
+    ``Copies`` as on the slow path, and the report is the slow path's."""
+    first = tmp_path / "export-1.jsonl"
+    first.write_text(_entries([f"e{n}" for n in range(40)]), encoding="utf-8")
+    second = tmp_path / "export-2.jsonl"
+    second.write_text(
+        _entries(["e3", "e4", "x1", "x2"]) + _entries(["e5"], lane="admin"), encoding="utf-8"
+    )
+    paths = [first, second]
+    fast = _report(paths, fast=True, strict=False)
+    assert fast == _report(paths, fast=False, strict=False)
+    assert fast["duplicates"] == 3
+    assert fast["conflicting_duplicates"] == 1
+    check = FastCheck(_current())
+    check.prepare(paths, DEFAULT_LIMITS)
+    assert check.keyed
+    counted = []
+    for path in paths:
+        with LogInput(path) as log:
+            counts = check.check(log)
+            assert counts is not None
+            counted.append(sum(c.lines for c in counts.clean.values()))
+            assert sum(1 for _ in check.rest(log)) == 3
+    assert counted == [37, 2]  # e3, e4 and e5 in both files wait in Copies
+
+
+def test_a_pipe_among_the_inputs_is_not_read_ahead(tmp_path: Path) -> None:
+    """Keys are read ahead only when every input is a regular file: a pipe's lines are
+    read once, by the check."""
+    keyed = tmp_path / "export.jsonl"
+    keyed.write_text(_entries(["a", "b"]), encoding="utf-8")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    data = _entries(["b", "c"]).encode()
+
+    def feed() -> None:
+        with pipe.open("wb") as out:
+            out.write(data)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    report = _report([keyed, pipe], fast=True, strict=False)
+    writer.join()
+    assert report["telemetry_lines"] == 4
+    assert report["duplicates"] == 1
