@@ -28,7 +28,6 @@ lines are counted in SQL, as the load counts them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,13 +45,13 @@ from agent_telemetry.warehouse._judge import (
     time_of,
 )
 from agent_telemetry.warehouse._judge_sql import PYTHON, lit
-from agent_telemetry.warehouse._judge_typed import TypedJudge, file_shape
-from agent_telemetry.warehouse._load_fast import SNIFF, opened, qualifies
+from agent_telemetry.warehouse._judge_typed import SHAPES, TypedJudge, file_shape
+from agent_telemetry.warehouse._load_fast import head, opened, qualifies
 from agent_telemetry.warehouse._load_scan import Kind, _record
 from agent_telemetry.warehouse._source import Limits, LogInput
 
 CHECKED = "_agent_telemetry_checked"
-KEYS = "_agent_telemetry_keys"  # every entry key of the run's files (``collect_keys``)
+KEYS = "_agent_telemetry_keys"  # every entry key of the run's files (``prepare``)
 COPIED = "_agent_telemetry_copied"  # the keys held by more than one line
 # Each line as one VARCHAR, as the load reads it. Not numbered: DuckDB numbers rows as
 # they stream by, in one thread, so numbering them would leave the judgement one core.
@@ -138,14 +137,10 @@ class FastCheck:
         # DuckDB draws a progress bar for long statements, on the terminal check-logs
         # reports to (and into CI logs): its report is the only output.
         self.con.execute("SET enable_progress_bar = false")
-        judges = {
-            shape: TypedJudge(frozenset(kinds), kinds, shape)
-            for shape in ("emitter", "entry", "any")
-        }
+        judges = {shape: TypedJudge(frozenset(kinds), kinds, shape) for shape in SHAPES}
         self._create = {shape: self._statement(judge) for shape, judge in judges.items()}
         self._keys = {shape: _keys_statement(judge) for shape, judge in judges.items()}
-        self.keyed = False  # whether the run's keys are known (``collect_keys``)
-        self.con.execute(f"CREATE TEMP TABLE {KEYS} (id VARCHAR, stamp TIMESTAMPTZ)")
+        self.keyed = False  # whether the run's keys are known (``prepare``)
         self.con.execute(
             f"CREATE TEMP TABLE {COPIED} (copied_id VARCHAR, copied_stamp TIMESTAMPTZ)"
         )
@@ -164,27 +159,26 @@ class FastCheck:
             with LogInput(path, limits=limits) as log:
                 if not qualifies(log):
                     return
-                keyed = keyed or _KEYED in os.pread(log.fileno(), SNIFF, 0)
+                keyed = keyed or _KEYED in head(log)
         if not keyed:
             return
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {KEYS} (id VARCHAR, stamp TIMESTAMPTZ)")
         for path in paths:
             with LogInput(path, limits=limits) as log:
-                if not self.collect_keys(log):
+                if not self._collect_keys(log):
                     return
-        self.copied()
+        self._copied()
 
-    def collect_keys(self, log: LogInput) -> bool:
+    def _collect_keys(self, log: LogInput) -> bool:
         """Record the entry key of every line of ``log`` that is one (SQL's for the lines
         it decides, Python's for the others); False when DuckDB cannot read the file
-        exactly. Once every file of the run is read, ``copied`` makes the keys held by
-        one line alone count as no key."""
+        exactly (or it changed since ``prepare`` looked)."""
         if not qualifies(log):
             return False
-        head = os.pread(log.fileno(), SNIFF, 0)
         lines = f"{KEYS}_lines"
         try:
             self.con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {lines} AS {self._keys[file_shape(head)]}",
+                f"CREATE OR REPLACE TEMP TABLE {lines} AS {self._keys[file_shape(head(log))]}",
                 {"path": str(opened(log))},
             )
         except (duckdb.InvalidInputException, duckdb.IOException):
@@ -198,7 +192,7 @@ class FastCheck:
         self.con.execute(f"DROP TABLE {lines}")
         return True
 
-    def copied(self) -> None:
+    def _copied(self) -> None:
         """The keys held by more than one line: those lines go to ``Copies``; a line
         whose key is its own is checked in SQL, as a line without a key is."""
         self.con.execute(
@@ -284,11 +278,11 @@ class FastCheck:
         con = self.con
         if not qualifies(log):
             return None
-        head = os.pread(log.fileno(), SNIFF, 0)
-        if _KEYED in head and not self.keyed:
+        first = head(log)
+        if _KEYED in first and not self.keyed:
             return None
         try:
-            con.execute(self._create[file_shape(head)], {"path": str(opened(log))})
+            con.execute(self._create[file_shape(first)], {"path": str(opened(log))})
         except (duckdb.InvalidInputException, duckdb.IOException):
             con.execute(f"DROP TABLE IF EXISTS {CHECKED}")
             return None

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, get_args
 
 from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._judge_sql import (
@@ -53,6 +53,7 @@ from agent_telemetry.warehouse._source import MAX_RECORD
 # Which records one parse reads: a file of the emitter's lines, of LogEntries, or both.
 # A line of the other kind goes to Python, so a wrong guess costs time, never a value.
 Shape = Literal["emitter", "entry", "any"]
+SHAPES: tuple[Shape, ...] = get_args(Shape)
 _ENTRY_KEY = b'"jsonPayload"'
 
 _TYPES: dict[ValueKind, str] = {

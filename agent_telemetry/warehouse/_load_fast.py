@@ -21,7 +21,7 @@ import duckdb
 
 from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._judge_sql import PYTHON
-from agent_telemetry.warehouse._judge_typed import TypedJudge, file_shape
+from agent_telemetry.warehouse._judge_typed import SHAPES, TypedJudge, file_shape
 from agent_telemetry.warehouse._load_scan import Kind
 from agent_telemetry.warehouse._source import LogInput
 
@@ -39,6 +39,11 @@ def opened(log: LogInput) -> Path:
     """The file ``log`` opened, by its descriptor: DuckDB reads that file, even when its
     path names another one by now (a file replaced while the load runs)."""
     return Path(f"/proc/self/fd/{log.fileno()}")
+
+
+def head(log: LogInput) -> bytes:
+    """The file's first bytes, read by position (the file's own reading is untouched)."""
+    return os.pread(log.fileno(), SNIFF, 0)
 
 
 def qualifies(log: LogInput) -> bool:
@@ -61,14 +66,14 @@ class FastJudge:
         self._insert = {
             shape: f"INSERT INTO {STAGED} BY NAME "
             f"{TypedJudge(keep, kinds, shape).statement(_READER)}"
-            for shape in ("emitter", "entry", "any")
+            for shape in SHAPES
         }
 
     def stage(self, con: duckdb.DuckDBPyConnection, log: LogInput) -> dict[Kind, int] | None:
         """Judge the file into the staging table: the records by kind, not counting the
         lines left to Python (``python_lines``). None when DuckDB cannot read the file
         exactly; the staging table is then left empty, for the slow path."""
-        insert = self._insert[file_shape(os.pread(log.fileno(), SNIFF, 0))]
+        insert = self._insert[file_shape(head(log))]
         try:
             con.execute(insert, {"path": str(opened(log))})
         except (duckdb.InvalidInputException, duckdb.IOException):
