@@ -28,7 +28,8 @@ lines are counted in SQL, as the load counts them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ from agent_telemetry.warehouse._source import Limits, LogInput
 
 CHECKED = "_agent_telemetry_checked"
 KEYS = "_agent_telemetry_keys"  # every entry key of the run's files (``prepare``)
+LINES = "_agent_telemetry_lines"  # a file's judged lines (``prepare``), numbered by file
 COPIED = "_agent_telemetry_copied"  # the keys held by more than one line
 # Each line as one VARCHAR, as the load reads it. Not numbered: DuckDB numbers rows as
 # they stream by, in one thread, so numbering them would leave the judgement one core.
@@ -66,6 +68,7 @@ _READER = (
 _KEYED = b'"insertId"'
 _KINDS = {kind.value: kind for kind in Kind}
 _SQL_KIND = {"int": "int", "enum": "string", "bool": "bool"}  # FieldSpec -> PAYLOAD_KINDS
+_MASK_BITS = 64  # values a field's mask holds (UBIGINT)
 _ENVELOPE_KINDS = {
     "event": "string",
     "schema_version": "int",
@@ -133,25 +136,32 @@ class FastCheck:
             name: spec for name, (_, spec) in current.items() if sql_checkable(spec, kinds)
         }
         self.fields = sorted({f.name: f for s in self.specs.values() for f in s.fields}.items())
+        self._seen = {name: Seen.of(name, self.specs.values()) for name, _ in self.fields}
         self.con = duckdb.connect()
         # DuckDB draws a progress bar for long statements, on the terminal check-logs
         # reports to (and into CI logs): its report is the only output.
         self.con.execute("SET enable_progress_bar = false")
         judges = {shape: TypedJudge(frozenset(kinds), kinds, shape) for shape in SHAPES}
-        self._create = {shape: self._statement(judge) for shape, judge in judges.items()}
-        self._keys = {shape: _keys_statement(judge) for shape, judge in judges.items()}
+        self._lines = {shape: self._per_line(judge) for shape, judge in judges.items()}
+        self._create = {
+            shape: self._aggregate(f"({lines})", "line") for shape, lines in self._lines.items()
+        }
         self.keyed = False  # whether the run's keys are known (``prepare``)
+        # Files ``prepare`` judged: a file's identity -> the table of its judged lines.
+        self._prepared: dict[tuple[int, ...], str] = {}
+        self._numbered = False  # the checked table places Python's lines by number
         self.con.execute(
             f"CREATE TEMP TABLE {COPIED} (copied_id VARCHAR, copied_stamp TIMESTAMPTZ)"
         )
 
     def prepare(self, paths: Sequence[Path], limits: Limits) -> None:
         """Before the run: when a file starts with LogEntries that carry insert ids and
-        DuckDB reads every file exactly, the key of every line of every file is known
-        first (a copy may be in any file), so that only the lines whose key another
-        line shares wait in ``Copies``; otherwise every keyed line does. Only regular
-        files are opened here: reading a pipe's first bytes would take them from the
-        check."""
+        DuckDB reads every file exactly, every file is judged first into a table of its
+        lines, with the key of each (a copy may be in any file), so that only the lines
+        whose key another line shares wait in ``Copies``; otherwise every keyed line
+        does. The check then counts from those tables: each file is read and judged
+        once. Only regular files are opened here: reading a pipe's first bytes would
+        take them from the check."""
         if not all(path.is_file() for path in paths):
             return
         keyed = False
@@ -163,34 +173,47 @@ class FastCheck:
         if not keyed:
             return
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {KEYS} (id VARCHAR, stamp TIMESTAMPTZ)")
-        for path in paths:
+        for number, path in enumerate(paths):
             with LogInput(path, limits=limits) as log:
-                if not self._collect_keys(log):
+                if not self._judge_ahead(log, f"{LINES}_{number}"):
+                    self._forget_prepared()
                     return
         self._copied()
 
-    def _collect_keys(self, log: LogInput) -> bool:
-        """Record the entry key of every line of ``log`` that is one (SQL's for the lines
-        it decides, Python's for the others); False when DuckDB cannot read the file
-        exactly (or it changed since ``prepare`` looked)."""
+    def _judge_ahead(self, log: LogInput, table: str) -> bool:
+        """Judge every line of ``log`` into ``table`` (a line's text only when Python must
+        judge it: its place is its row) and record the entry key of every line that is
+        one (SQL's for the lines it decides, Python's for the others); False when DuckDB
+        cannot read the file exactly (or it changed since ``prepare`` looked)."""
         if not qualifies(log):
             return False
-        lines = f"{KEYS}_lines"
+        lines = self._lines[file_shape(head(log))]
         try:
+            # In file order (DuckDB keeps a file's order when it stores it): row n + 1
+            # is line n + 1, blank lines included.
             self.con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {lines} AS {self._keys[file_shape(head(log))]}",
+                f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * REPLACE "
+                f"(CASE WHEN kind = '{PYTHON}' THEN line END AS line) FROM ({lines})",
                 {"path": str(opened(log))},
             )
         except (duckdb.InvalidInputException, duckdb.IOException):
             return False
-        self.con.execute(f"INSERT INTO {KEYS} SELECT id, stamp FROM {lines} WHERE id IS NOT NULL")
-        python = self.con.execute(f"SELECT line FROM {lines} WHERE line IS NOT NULL").fetchall()
+        self._prepared[_identity(log)] = table
+        self.con.execute(
+            f"INSERT INTO {KEYS} SELECT id, stamp FROM {table} "
+            "WHERE id IS NOT NULL AND stamp IS NOT NULL"
+        )
+        python = self.con.execute(f"SELECT line FROM {table} WHERE kind = '{PYTHON}'").fetchall()
         keys = [_python_key(line.encode("utf-8")) for (line,) in python]
         known = [key for key in keys if key is not None]
         if known:
             self.con.executemany(f"INSERT INTO {KEYS} VALUES (?, ?::TIMESTAMPTZ)", known)
-        self.con.execute(f"DROP TABLE {lines}")
         return True
+
+    def _forget_prepared(self) -> None:
+        for table in self._prepared.values():
+            self.con.execute(f"DROP TABLE IF EXISTS {table}")
+        self._prepared.clear()
 
     def _copied(self) -> None:
         """The keys held by more than one line: those lines go to ``Copies``; a line
@@ -202,8 +225,10 @@ class FastCheck:
         self.con.execute(f"DROP TABLE {KEYS}")
         self.keyed = True
 
-    def _statement(self, judge: TypedJudge) -> str:
-        """The statement judging a file into the checked table, with ``judge``'s parse."""
+    def _per_line(self, judge: TypedJudge) -> str:
+        """Over a file (``_READER``), one row per line: its judged ``kind``, whether it is
+        ``clean`` when no other line shares its entry key, that key (``id``, ``stamp``),
+        and when clean its ``event`` and field values; and the ``line`` itself."""
         judged = judge.stages(_READER)["judged"]
         telemetry = "kind IN ('entry', 'emitter')"
         cases = " ".join(
@@ -213,26 +238,39 @@ class FastCheck:
         clean = (
             f"{telemetry} AND stamp IS NOT NULL AND {judge.absent('invalid_fields')} "
             f"AND coalesce({judge.value('unknown_fields')} = 0, true) "
-            "AND (shape = 'emitter' OR v.insertId IS NULL OR copied_id IS NULL) "
             f"AND coalesce(CASE {judge.value('event')} {cases} ELSE false END, false)"
             if cases
             else "false"
         )
-        values = ", ".join(
-            f"CASE WHEN clean THEN {judge.value(name)} END AS {_column(i)}"
+        values = "".join(
+            f", CASE WHEN clean THEN {judge.value(name)} END AS {_column(i)}"
             for i, (name, _) in enumerate(self.fields)
         )
-        kind = f"CASE WHEN clean THEN 'clean' WHEN {telemetry} THEN '{PYTHON}' ELSE kind END"
-        # One pass, nothing materialised per line: clean lines fold into one group per
-        # event, other decided lines into one per kind, and each line Python must see is
-        # a group of its own text (counted: the same line may occur twice).
-        judged_lines = (
-            f"SELECT {kind} AS kind, CASE WHEN clean THEN {judge.value('event')} END AS event, "
-            f"{values}{', ' if values else ''}line "
+        return (
+            f"SELECT kind, clean, CASE WHEN clean THEN {judge.value('event')} END AS event, "
+            f"CASE WHEN kind = 'entry' THEN v.insertId END AS id, stamp{values}, line "
             f"FROM (SELECT *, coalesce({clean}, false) AS clean FROM (SELECT *, "
-            f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})) "
+            f"CASE WHEN {telemetry} THEN {judge.stamp()} END AS stamp FROM ({judged})))"
+        )
+
+    def _aggregate(self, lines: str, place: str) -> str:
+        """The statement counting ``lines`` (``_per_line``'s rows) into the checked table:
+        a line is clean when no other line shares its key. One pass, nothing stored per
+        line: clean lines fold into one group per event, other decided lines into one per
+        kind, and each line Python must see is a group of its own ``place`` (its text,
+        counted: the same line may occur twice; or its number)."""
+        telemetry = "kind IN ('entry', 'emitter')"
+        values = "".join(
+            f", CASE WHEN clean THEN {_column(i)} END AS {_column(i)}"
+            for i in range(len(self.fields))
+        )
+        judged_lines = (
+            f"SELECT CASE WHEN clean THEN 'clean' WHEN {telemetry} THEN '{PYTHON}' "
+            f"ELSE kind END AS kind, CASE WHEN clean THEN event END AS event{values}, "
+            "place FROM (SELECT * REPLACE (clean AND copied_id IS NULL AS clean), "
+            f"{place} AS place "
             # A key other lines share (one row of COPIED at most: no line is doubled).
-            f"LEFT JOIN {COPIED} ON copied_id = v.insertId AND copied_stamp = stamp)"
+            f"FROM {lines} LEFT JOIN {COPIED} ON copied_id = id AND copied_stamp = stamp)"
         )
         aggregates = []
         for i, (name, _) in enumerate(self.fields):
@@ -240,18 +278,18 @@ class FastCheck:
             # What the coverage reads: members and booleans seen, an integer's extremes
             # (a name may be an integer in one event and a set in another).
             kinds = {f.kind for s in self.specs.values() for f in s.fields if f.name == name}
-            distinct = f"list(DISTINCT {column})" if kinds - {"int"} else "NULL"
+            seen = self._seen[name].aggregate(column)
             low, high = (f"min({column})", f"max({column})") if "int" in kinds else ("NULL", "NULL")
             aggregates.append(
-                f"count({column}) AS {column}_valid, {distinct} AS {column}_distinct, "
+                f"count({column}) AS {column}_valid, {seen} AS {column}_seen, "
                 f"{low} AS {column}_min, {high} AS {column}_max"
             )
         return (
             f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, "
-            f"python_line AS line, count(*) AS lines"
+            f"python_place AS place, count(*) AS lines"
             f"{''.join(', ' + a for a in aggregates)} FROM (SELECT *, "
-            f"CASE WHEN kind = '{PYTHON}' THEN line END AS python_line FROM ({judged_lines})) "
-            "GROUP BY kind, event, python_line"
+            f"CASE WHEN kind = '{PYTHON}' THEN place END AS python_place FROM ({judged_lines})) "
+            "GROUP BY kind, event, python_place"
         )
 
     def _clean(self, judge: TypedJudge, version: int, spec: EventSpec) -> str:
@@ -273,16 +311,23 @@ class FastCheck:
         return "(" + " AND ".join(parts) + ")"
 
     def check(self, log: LogInput) -> FileCounts | None:
-        """Judge the file into the checked table; None when DuckDB cannot read it exactly
-        (the file then takes the slow path). Then ``rest(log)``."""
+        """Judge the file into the checked table (or count the table ``prepare`` judged
+        it into); None when DuckDB cannot read it exactly (the file then takes the slow
+        path). Then ``rest(log)``."""
         con = self.con
         if not qualifies(log):
             return None
-        first = head(log)
-        if _KEYED in first and not self.keyed:
-            return None
+        table = self._prepared.pop(_identity(log), None)
+        self._numbered = table is not None
         try:
-            con.execute(self._create[file_shape(first)], {"path": str(opened(log))})
+            if table is not None:
+                con.execute(self._aggregate(table, f"{table}.rowid + 1"))
+                con.execute(f"DROP TABLE {table}")
+            else:
+                first = head(log)
+                if _KEYED in first and not self.keyed:
+                    return None
+                con.execute(self._create[file_shape(first)], {"path": str(opened(log))})
         except (duckdb.InvalidInputException, duckdb.IOException):
             con.execute(f"DROP TABLE IF EXISTS {CHECKED}")
             return None
@@ -299,10 +344,15 @@ class FastCheck:
     def _clean_counts(self, con: duckdb.DuckDBPyConnection) -> dict[str, CleanCounts]:
         counts = {}
         for row in con.execute(
-            f"SELECT * EXCLUDE (kind, line) FROM {CHECKED} WHERE kind = 'clean'"
+            f"SELECT * EXCLUDE (kind, place) FROM {CHECKED} WHERE kind = 'clean'"
         ).fetchall():
             fields = {
-                name: (row[2 + 4 * i], row[3 + 4 * i] or [], row[4 + 4 * i], row[5 + 4 * i])
+                name: (
+                    row[2 + 4 * i],
+                    self._seen[name].values(row[3 + 4 * i]),
+                    row[4 + 4 * i],
+                    row[5 + 4 * i],
+                )
                 for i, (name, _) in enumerate(self.fields)
             }
             counts[row[0]] = CleanCounts(row[1], self.versions[row[0]], fields)
@@ -310,13 +360,13 @@ class FastCheck:
 
     def rest(self, log: LogInput) -> Iterator[tuple[int, bytes]]:
         """The lines of ``log`` the slow path's judgement must see, in file order:
-        (number, line). SQL gives their texts and how often each occurs; one read of the
-        file, split as DuckDB split it (LF only: a CR makes DuckDB refuse the file),
-        numbers them, and stops once every one is found."""
+        (number, line). SQL gives their numbers, or their texts and how often each
+        occurs; one read of the file, split as DuckDB split it (LF only: a CR makes
+        DuckDB refuse the file), numbers them, and stops once every one is found."""
         wanted = {
-            line.encode("utf-8"): int(count)
-            for line, count in self.con.execute(
-                f"SELECT line, lines FROM {CHECKED} WHERE kind = ?", [PYTHON]
+            (place.encode("utf-8") if isinstance(place, str) else place): int(count)
+            for place, count in self.con.execute(
+                f"SELECT place, lines FROM {CHECKED} WHERE kind = ?", [PYTHON]
             ).fetchall()
         }
         left = sum(wanted.values())
@@ -325,29 +375,52 @@ class FastCheck:
         with opened(log).open("rb") as lines:
             for number, raw in enumerate(lines, 1):
                 line = raw[:-1] if raw.endswith(b"\n") else raw
-                if line in wanted:
+                if (number if self._numbered else line) in wanted:
                     yield number, line
                     left -= 1
                     if not left:
                         return
 
     def close(self) -> None:
+        self._forget_prepared()
         self.con.close()
 
 
-def _keys_statement(judge: TypedJudge) -> str:
-    """Over a file: the entry key of each line SQL decided (the insert id and judged
-    timestamp of a LogEntry), and the text of each line Python must judge."""
-    stamped = (
-        f"SELECT *, CASE WHEN kind = 'entry' THEN {judge.stamp()} END AS stamp "
-        f"FROM ({judge.stages(_READER)['judged']})"
-    )
-    return (
-        f"SELECT CASE WHEN kind = '{PYTHON}' THEN line END AS line, "
-        "CASE WHEN kind = 'entry' THEN v.insertId END AS id, stamp "
-        f"FROM ({stamped}) WHERE kind = '{PYTHON}' "
-        "OR (kind = 'entry' AND v.insertId IS NOT NULL AND stamp IS NOT NULL)"
-    )
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """How the clean lines' distinct values of one field are gathered: as bits of a mask
+    over the members (or booleans) the field can hold. ``list(DISTINCT ...)`` would cost
+    more than the judgement: DuckDB gives each such aggregate its own grouping of a
+    materialised copy of every line. A set too large for one mask falls back to it."""
+
+    values_of: tuple[Any, ...]  # the value of each bit; empty: integers only, nothing kept
+    by_list: bool = False  # more values than bits: the distinct values themselves
+
+    @classmethod
+    def of(cls, name: str, specs: Iterable[EventSpec]) -> Seen:
+        fields = [f for spec in specs for f in spec.fields if f.name == name]
+        members = sorted({m for f in fields if f.kind == "enum" for m in f.members})
+        booleans = (False, True) if any(f.kind == "bool" for f in fields) else ()
+        if len(members) > _MASK_BITS:
+            return cls((), by_list=True)
+        return cls((*members, *booleans))
+
+    def aggregate(self, column: str) -> str:
+        if self.by_list:
+            return f"list(DISTINCT {column})"
+        if not self.values_of:
+            return "NULL"
+        positions = ", ".join(
+            lit(v) if isinstance(v, str) else str(v).lower() for v in self.values_of
+        )
+        # A clean value is one of them: its position is never NULL.
+        return f"bit_or(1::UBIGINT << (list_position([{positions}], {column}) - 1))"
+
+    def values(self, seen: Any) -> list[Any]:
+        if self.by_list:
+            return list(seen or [])
+        mask = int(seen or 0)
+        return [value for bit, value in enumerate(self.values_of) if mask >> bit & 1]
 
 
 def _python_key(line: bytes) -> tuple[str, str] | None:
@@ -357,6 +430,13 @@ def _python_key(line: bytes) -> tuple[str, str] | None:
         return None
     when, entry_id = time_of(telemetry), insert_id(telemetry)
     return None if when is None or entry_id is None else (entry_id, when)
+
+
+def _identity(log: LogInput) -> tuple[int, ...]:
+    """The file ``log`` has open, as it is now: another file, or the same one since
+    changed, is not the file ``prepare`` judged."""
+    stat = os.fstat(log.fileno())
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
 def _column(number: int) -> str:

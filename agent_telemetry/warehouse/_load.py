@@ -190,7 +190,10 @@ def load_logs(
                     if progress is not None:
                         progress.start_file(path.name, _size(path))
                     staging.last = number == len(files)
-                    loaded.append(_load_file(staging, log, spool, progress))
+                    try:
+                        loaded.append(_load_file(staging, log, spool, progress))
+                    finally:
+                        staging.clear()
                     if progress is not None:
                         progress.finish_file()
     finally:
@@ -236,6 +239,11 @@ class _Staging:
         # Only the pinned sink schema's types are what SQL judges into.
         self.fast = FastJudge(sink.kept, sink.kinds) if fast and sink.judged_types else None
 
+    def clear(self) -> None:
+        """Empty the staging table: a file's lines (telemetry or not) never reach the next
+        file's counts."""
+        self.con.execute(f"DELETE FROM {STAGED}")
+
     def drop(self) -> None:
         self.con.execute(f"DROP TABLE IF EXISTS {STAGED}")
         self.con.execute(f"DROP TABLE IF EXISTS {_SEEN}")
@@ -272,8 +280,6 @@ class _Staging:
         except duckdb.Error as error:  # the judged rows fit the table: not expected
             refused = type(error).__name__
             raise LoadError(f"{label}: DuckDB refused the rows ({refused})") from None
-        finally:
-            con.execute(f"DELETE FROM {STAGED}")
         if stored != loaded:
             raise LoadError(f"{label}: stored {stored} of {loaded} telemetry records")
         return int(entries - new)

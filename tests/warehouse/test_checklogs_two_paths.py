@@ -110,6 +110,32 @@ def test_a_line_python_must_see_is_reported_at_each_of_its_places(tmp_path: Path
         assert [number for number, _ in check.rest(log)] == [2, 4, 6, 9, 10, 12]
 
 
+def test_a_keyed_line_python_must_see_is_found_by_its_number(tmp_path: Path) -> None:
+    """With keys read first, each file is judged once into a table of its lines, and
+    Python's lines are found again by their numbers (row n + 1 is line n + 1): a bent
+    entry three times, an entry and its copy, around blank lines, and a truncated last
+    line without its newline are reported where the slow path reports them."""
+    clean = _entries(["k0", "k1", "k2"]).splitlines()
+    bent = orjson.dumps(entry("pipeline_run", insert_id="b1", lane="public", status=7)).decode()
+    cut = '{"insertId": "k9", "jsonPayload": {"event": "chat_t'
+    lines = [clean[0], bent, "", cut, clean[1], bent, "", "", cut, clean[1], clean[2], cut]
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")  # no final newline
+    fast = _report([path], fast=True, strict=False)
+    assert fast == _report([path], fast=False, strict=False)
+    check = FastCheck(_current())
+    check.prepare([path], DEFAULT_LIMITS)
+    with LogInput(path) as log:
+        counts = check.check(log)
+        assert counts is not None
+        assert sum(c.lines for c in counts.clean.values()) == 2  # k0 and k2; k1 is copied
+        assert [number for number, _ in check.rest(log)] == [2, 4, 5, 6, 9, 10, 12]
+    assert check.con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchall() == [
+        (2,)  # the checked table and COPIED: the file's lines were dropped once counted
+    ]
+    check.close()
+
+
 def test_the_sql_path_draws_no_progress_bar() -> None:
     # A statement over a large file runs for seconds: DuckDB would draw its bar on the
     # terminal (and in CI logs) between check-logs' own lines.

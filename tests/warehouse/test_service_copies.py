@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 import pytest
 from pydantic import Field
 
 from agent_telemetry.schema import EVENTS, TelemetryEvent, count, event_spec
 from agent_telemetry.schema.catalogue import load_catalogue
+from agent_telemetry.schema.spec import CardinalityWaiver
 from agent_telemetry.views import QUALITY_VIEW
 from agent_telemetry.warehouse import Warehouse, check_logs
 from agent_telemetry.warehouse._checklogs_fast import FastCheck
@@ -110,3 +111,51 @@ def test_a_services_own_event_is_counted_in_sql_and_reported_alike(tmp_path: Pat
         check.close()
     assert counts.clean["shelf_lookup"].lines == 1800
     assert rest == 200
+
+
+# A set wider than the 64 bits check-logs' SQL path gathers members in.
+Aisle = StrEnum("Aisle", {f"A{n:03d}": f"a{n:03d}" for n in range(100)})  # type: ignore[misc]
+
+
+class ShelfVisit(TelemetryEvent):
+    """One line per aisle a picker visits (a service's own event)."""
+
+    event_name: ClassVar[str] = "shelf_visit"
+    schema_version: ClassVar[int] = 1
+
+    aisle: Annotated[Aisle, CardinalityWaiver("a warehouse's aisles name no one")] = Field(  # type: ignore[valid-type]
+        description="The aisle visited."
+    )
+    result: ShelfResult | None = Field(default=None, description="What the lookup found.")
+
+
+@pytest.mark.parametrize("width", [2, 80], ids=["a narrow set", "a set past one mask"])
+def test_the_members_clean_lines_show_are_gathered_in_sql(tmp_path: Path, width: int) -> None:
+    # Both coverage roads of the SQL path: members as bits of one mask (ShelfResult,
+    # booleans) and, for a set wider than a mask, the distinct members themselves.
+    catalogue = load_catalogue({**EVENTS, ShelfVisit.event_name: ShelfVisit})
+    path = tmp_path / "visits.jsonl"
+    aisles = [f"a{n % width:03d}" for n in range(3000)]
+    path.write_text(
+        "".join(
+            line("shelf_visit", aisle=aisle, result=("hit", "miss")[n % 2]) + "\n"
+            for n, aisle in enumerate(aisles)
+        )
+    )
+    fast = check_logs([path], catalogue.versions, fast=True)
+    assert fast.as_dict() == check_logs([path], catalogue.versions, fast=False).as_dict()
+    coverage = fast.events["shelf_visit"].coverage
+    assert coverage["aisle"].members == set(aisles)
+    assert coverage["result"].members == {"hit", "miss"}
+
+    kinds = payload_kinds(catalogue.version_specs())
+    current = {name: (1, event_spec(model)) for name, model in catalogue.events.items()}
+    check = FastCheck(current, kinds)
+    try:
+        with LogInput(path) as log:
+            counts = check.check(log)
+    finally:
+        check.close()
+    assert counts is not None
+    assert counts.clean["shelf_visit"].lines == 3000  # counted in SQL, not by Python
+    assert sorted(counts.clean["shelf_visit"].fields["aisle"][1]) == sorted(set(aisles))

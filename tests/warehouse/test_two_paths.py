@@ -10,6 +10,7 @@ halves: many telemetry rows judged in SQL, and lines of every odd kind left to P
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -109,6 +110,26 @@ def test_both_judges_agree_across_files_on_duplicates(
     fast = _load(paths, fast=True)
     assert fast == _load(paths, fast=False)
     assert fast[0][2].duplicates == fast[0][2].loaded > 0
+
+
+def test_every_file_in_one_load_is_counted_as_it_is_alone(
+    written: dict[str, Path], tmp_path: Path
+) -> None:
+    """A file's staged lines never reach the next file's counts: a file with no
+    telemetry (one line Python must judge, plain text) loaded before another once made
+    the second file count them again (records 2, truncated 1 where it held one line)."""
+    nothing = tmp_path / "no-telemetry.jsonl"
+    nothing.write_bytes(b'{"a": NaN}\nplain text\n\n')
+    text = tmp_path / "text.jsonl"
+    text.write_bytes(b"plain text\n")
+    files, _ = _load([nothing, text], fast=True)
+    assert [(f.records, f.text, f.truncated) for f in files] == [(2, 1, 1), (1, 1, 0)]
+    every = [nothing, *written.values(), text]
+    fast = _load(every, fast=True)
+    assert fast == _load(every, fast=False)
+    # Alone, each file has only its own duplicates; every other count is the file's.
+    alone = tuple(_load([path], fast=False)[0][0] for path in every)
+    assert [replace(f, duplicates=0) for f in fast[0]] == [replace(f, duplicates=0) for f in alone]
 
 
 SHAPE = {
