@@ -141,6 +141,8 @@ class FastCheck:
         # DuckDB draws a progress bar for long statements, on the terminal check-logs
         # reports to (and into CI logs): its report is the only output.
         self.con.execute("SET enable_progress_bar = false")
+        # A file judged into a table keeps the file's order: row n + 1 is line n + 1.
+        self.con.execute("SET preserve_insertion_order = true")
         judges = {shape: TypedJudge(frozenset(kinds), kinds, shape) for shape in SHAPES}
         self._lines = {shape: self._per_line(judge) for shape, judge in judges.items()}
         self._create = {

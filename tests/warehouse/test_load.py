@@ -153,6 +153,33 @@ def test_several_files_load_into_one_table(wh: Warehouse, tmp_path: Path) -> Non
     assert wh.one(f"SELECT count(*) FROM {SINK}") == (3,)
 
 
+@pytest.mark.parametrize("on_disk", [False, True], ids=["in memory", "database file"])
+def test_the_first_files_staged_rows_become_the_table(tmp_path: Path, on_disk: bool) -> None:
+    """Into a table the load created, the first file with telemetry has its staged rows
+    renamed into the table's place (no copy); later files, and loads that add to a
+    table, are copied. Either way: the same rows, the sink's columns only, no staging
+    table left behind, and views made before a reload read the new rows."""
+    run = line("pipeline_run", lane="public", status="ok")
+    chat = line("chat_turn", tier="public", kind="text")
+    empty = write_lines(tmp_path / "empty.jsonl", ["plain text", ""])
+    first = write_lines(tmp_path / "a.jsonl", [run, "plain text", "", '{"a": NaN}', chat])
+    second = write_lines(tmp_path / "b.jsonl", [run, run, '{"event": "pipeline_run"'])
+    with Warehouse(tmp_path / "w.duckdb" if on_disk else None) as wh:
+        wh.load([first])
+        wh.create_views()
+        assert wh.one("SELECT count(*) FROM pipeline_run") == (1,)
+        report = wh.load([empty, second, first])
+        assert [f.loaded for f in report.files] == [0, 2, 2]
+        assert wh.one("SELECT count(*) FROM pipeline_run") == (3,)
+        wh.load([first], replace=False)  # added to the table: copied
+        assert wh.rows(
+            f"SELECT jsonPayload.event, count(*) FROM {SINK} GROUP BY ALL ORDER BY ALL"
+        ) == [("chat_turn", 2), ("pipeline_run", 4)]
+        described = wh.rows(f"SELECT column_name FROM (DESCRIBE {SINK})")
+        assert described == [("jsonPayload",), ("timestamp",), ("insertId",)]
+        assert wh.rows("SELECT table_name FROM duckdb_tables() ORDER BY ALL") == [(SINK_TABLE,)]
+
+
 def test_a_missing_file_is_a_load_error_naming_it(wh: Warehouse, tmp_path: Path) -> None:
     with pytest.raises(LoadError, match=r"nope\.jsonl: no such file"):
         wh.load([tmp_path / "nope.jsonl"])

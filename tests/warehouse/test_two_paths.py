@@ -82,7 +82,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def _staged_kinds(path: Path) -> Counter[str] | None:
     """What the fast path decides in SQL for each line, or None when it refuses."""
     with duckdb.connect() as con, LogInput(path) as log:
-        staging = _Staging(con, SINK_TABLE, create_sink(con), fast=True)
+        staging = _Staging(con, SINK_TABLE, create_sink(con), fast=True, fresh=True)
         assert staging.fast is not None
         if not qualifies(log) or staging.fast.stage(con, log) is None:
             return None
