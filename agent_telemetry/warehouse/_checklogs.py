@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -305,6 +305,7 @@ def check_logs(
     limits: Limits = DEFAULT_LIMITS,
     progress: LoadProgress | None = None,
     fast: bool = True,
+    sql_from: int | None = None,
 ) -> LogCheckReport:
     """Check every telemetry line of every file; never raises for what a line holds
     (``LoadError`` for a file that cannot be read or decoded at all). A file named
@@ -313,6 +314,9 @@ def check_logs(
 
     ``versions`` is the registry lines are checked against: a line is judged by the
     model of its own ``schema_version``, so logs from before a version bump stay clean.
+    ``fast``: the SQL path (``_checklogs_fast``) for files DuckDB reads exactly, when the
+    files hold ``sql_from`` bytes or more (default ``_load_fast.SQL_FROM``); off, or
+    below, Python checks every line (the tests hold the two equal).
     """
     report = LogCheckReport(versions=versions, strict_types=strict_types)
     for model in current_models(versions).values():
@@ -328,7 +332,7 @@ def check_logs(
     specs = tuple(event_spec(model) for model in versions.values())
     kinds = payload_kinds(specs)
     copies = Copies(SinkPayload(frozenset(kinds), kinds), copy_order(specs))
-    fast_check = _fast_check(report, kinds) if fast and files else None
+    fast_check = _fast_check(report, kinds, files, sql_from) if fast and files else None
     try:
         if fast_check is not None:
             fast_check.prepare(files, limits)
@@ -355,12 +359,21 @@ def check_logs(
     return report
 
 
-def _fast_check(report: LogCheckReport, kinds: Mapping[str, ValueKind]) -> FastCheck | None:
-    """The SQL path, when DuckDB is installed (the ``cli`` extra): check-logs runs
-    without it, on the slow path."""
+def _fast_check(
+    report: LogCheckReport,
+    kinds: Mapping[str, ValueKind],
+    files: Sequence[Path],
+    sql_from: int | None,
+) -> FastCheck | None:
+    """The SQL path, when DuckDB is installed (the ``cli`` extra: check-logs runs without
+    it, on the slow path) and the files hold enough bytes for it to pay (``sql_from``,
+    default ``_load_fast.SQL_FROM``)."""
     try:
         from agent_telemetry.warehouse._checklogs_fast import FastCheck
+        from agent_telemetry.warehouse._load_fast import SQL_FROM, worth_sql
     except ImportError:
+        return None
+    if not worth_sql(files, SQL_FROM if sql_from is None else sql_from):
         return None
     newest: dict[str, int] = {}  # event name -> its current version
     for name, version in report.versions:

@@ -27,7 +27,14 @@ from agent_telemetry.warehouse._duckdb_types import (
 )
 from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
 from agent_telemetry.warehouse._judge import SinkPayload, ValueKind, insert_id, time_of
-from agent_telemetry.warehouse._load_fast import STAGED, FastJudge, python_lines, qualifies
+from agent_telemetry.warehouse._load_fast import (
+    SQL_FROM,
+    STAGED,
+    FastJudge,
+    python_lines,
+    qualifies,
+    worth_sql,
+)
 from agent_telemetry.warehouse._load_progress import LoadProgress
 from agent_telemetry.warehouse._load_scan import Kind, Record, _record, iter_records
 from agent_telemetry.warehouse._load_sql import (
@@ -167,6 +174,7 @@ def load_logs(
     replace: bool = True,
     limits: Limits = DEFAULT_LIMITS,
     fast: bool = True,
+    sql_from: int = SQL_FROM,
     kinds: Mapping[str, ValueKind] | None = None,
 ) -> LoadReport:
     """Load every file into ``table`` (created from the sink schema when ``replace``).
@@ -174,13 +182,15 @@ def load_logs(
     the report lists the repeats. A gzip file that passes ``limits`` stops there; what
     it held before is loaded.
 
-    ``fast``: DuckDB judges in SQL what it reads exactly (``_load_fast``); off, Python
-    judges every record (the tests hold the two equal)."""
+    ``fast``: DuckDB judges in SQL what it reads exactly (``_load_fast``) when the files
+    hold ``sql_from`` bytes or more; off, Python judges every record (the tests hold the
+    two equal)."""
     files, repeated = distinct_inputs(Path(p) for p in paths)
     if replace:
         sink = create_sink(con, table=table, schema=schema, kinds=kinds)
     else:
         sink = SinkColumns.from_schema(default_sink_fields() if schema is None else schema, kinds)
+    fast = fast and worth_sql(files, sql_from)
     staging = _Staging(con, table, sink, fast=fast, fresh=replace)
     loaded = []
     try:

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import orjson
 import pytest
 
@@ -22,6 +23,8 @@ from agent_telemetry.schema import EVENT_VERSIONS, event_spec
 from agent_telemetry.schema.versions import current_models
 from agent_telemetry.warehouse._checklogs import check_logs
 from agent_telemetry.warehouse._checklogs_fast import FastCheck
+from agent_telemetry.warehouse._load import load_logs
+from agent_telemetry.warehouse._load_fast import SQL_FROM, FastJudge, worth_sql
 from agent_telemetry.warehouse._source import DEFAULT_LIMITS, LogInput
 from tests.warehouse.corpus import corpus
 from tests.warehouse.lines import entry
@@ -50,7 +53,8 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def _report(paths: list[Path], *, fast: bool, strict: bool) -> dict[str, Any]:
-    return check_logs(paths, strict_types=strict, fast=fast).as_dict()
+    # The SQL path on files of any size (a small run is Python's alone by default).
+    return check_logs(paths, strict_types=strict, fast=fast, sql_from=0).as_dict()
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["lenient", "strict"])
@@ -203,3 +207,33 @@ def test_a_pipe_among_the_inputs_is_not_read_ahead(tmp_path: Path) -> None:
     writer.join()
     assert report["telemetry_lines"] == 4
     assert report["duplicates"] == 1
+
+
+def test_a_small_run_is_judged_by_python_and_a_large_one_in_sql(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB plans the SQL judge for tens of milliseconds a file: a run whose files hold
+    fewer than SQL_FROM bytes is Python's alone (check-logs and the load), a larger one
+    takes the SQL path; the report and the table are the same either way."""
+    calls: list[str] = []
+    for owner, name in ((FastCheck, "check"), (FastJudge, "stage")):
+        real = getattr(owner, name)
+
+        def spy(self: Any, *args: Any, _real: Any = real, _name: str = name) -> Any:
+            calls.append(_name)
+            return _real(self, *args)
+
+        monkeypatch.setattr(owner, name, spy)
+    lines = valid_lines(21, 40, entries=False)
+    small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
+    small.write_bytes(lines)
+    large.write_bytes(lines * (SQL_FROM // len(lines) + 1))
+    assert not worth_sql([small])
+    for path, sql in ((small, []), (large, ["check", "stage"])):
+        calls.clear()
+        report = check_logs([path]).as_dict()
+        with duckdb.connect() as con:
+            load_logs(con, [path])
+        assert calls == sql, path.name
+        assert report == _report([path], fast=False, strict=False)
+    assert worth_sql([tmp_path / "missing.jsonl", large]) is True

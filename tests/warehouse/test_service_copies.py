@@ -57,7 +57,7 @@ def test_copies_that_differ_in_a_service_field_conflict_and_the_views_copy_is_ch
     path = tmp_path / "export.json"
     path.write_text("".join(json.dumps(c) + "\n" for c in copies))
 
-    report = check_logs([path], CATALOGUE.versions, fast=fast)
+    report = check_logs([path], CATALOGUE.versions, fast=fast, sql_from=0)
     assert (report.duplicates, report.conflicting) == (1, 1)
     coverage = report.events["shelf_lookup"].coverage["shelf_ms"]
     # The views keep the copy ranked first by every payload column: shelf_ms 5 < 700.
@@ -95,7 +95,7 @@ def test_a_services_own_event_is_counted_in_sql_and_reported_alike(tmp_path: Pat
     # service's own event went to Python: correct, but the SQL path never served services.
     path = tmp_path / "service.jsonl"
     path.write_text(_service_lines(2000))
-    fast = check_logs([path], CATALOGUE.versions, fast=True).as_dict()
+    fast = check_logs([path], CATALOGUE.versions, fast=True, sql_from=0).as_dict()
     assert fast == check_logs([path], CATALOGUE.versions, fast=False).as_dict()
     assert fast["events"]["shelf_lookup"]["lines"] == 2000
 
@@ -142,7 +142,7 @@ def test_the_members_clean_lines_show_are_gathered_in_sql(tmp_path: Path, width:
             for n, aisle in enumerate(aisles)
         )
     )
-    fast = check_logs([path], catalogue.versions, fast=True)
+    fast = check_logs([path], catalogue.versions, fast=True, sql_from=0)
     assert fast.as_dict() == check_logs([path], catalogue.versions, fast=False).as_dict()
     coverage = fast.events["shelf_visit"].coverage
     assert coverage["aisle"].members == set(aisles)

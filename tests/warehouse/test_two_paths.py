@@ -61,7 +61,8 @@ def _table(con: duckdb.DuckDBPyConnection) -> list[tuple[str, ...]]:
 def _load(paths: list[Path], *, fast: bool) -> tuple[tuple[FileLoad, ...], list[tuple[str, ...]]]:
     with duckdb.connect() as con:
         con.execute("SET TimeZone = 'UTC'")
-        report = load_logs(con, paths, fast=fast)
+        # The SQL path on files of any size (a small run is Python's alone by default).
+        report = load_logs(con, paths, fast=fast, sql_from=0)
         return report.files, _table(con)
 
 
