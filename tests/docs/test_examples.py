@@ -44,6 +44,10 @@ NOT_RUN: list[tuple[str, str]] = [
         "timings depend on the machine; bench/warehouse.py prints its own target",
     ),
     ("docs/performance.md", "timings depend on the machine"),
+    (
+        "docs/performance.md",
+        "timings depend on the machine; bench/warehouse.py prints its own target",
+    ),
     ("docs/performance.md", "timings depend on the machine"),
     ("docs/service-guide.md", "imports a service's own catalogue module"),
     ("docs/testing.md", "rewrites the pages it runs"),
