@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,8 +66,8 @@ class Visit:
 
 
 @contextmanager
-def visit(browser: Browser, url: str, viewport: dict[str, int] = DESKTOP) -> Iterator[Visit]:
-    """Open ``url`` in a fresh page and wait until the network is idle."""
+def _opened(browser: Browser, viewport: dict[str, int]) -> Iterator[Visit]:
+    """A fresh page in its own context, recording what a reader would not see."""
     context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
     page = context.new_page()
     seen = Visit(page)
@@ -80,10 +80,34 @@ def visit(browser: Browser, url: str, viewport: dict[str, int] = DESKTOP) -> Ite
     page.on("pageerror", lambda error: seen.page_errors.append(str(error)))
     page.on("request", lambda request: seen.requests.append(request.url))
     try:
-        page.goto(url, wait_until="networkidle")
         yield seen
     finally:
         context.close()
+
+
+@contextmanager
+def visit(browser: Browser, url: str, viewport: dict[str, int] = DESKTOP) -> Iterator[Visit]:
+    """Open ``url`` in a fresh page and wait until the network is idle."""
+    with _opened(browser, viewport) as seen:
+        seen.page.goto(url, wait_until="networkidle")
+        yield seen
+
+
+@contextmanager
+def visits(
+    browser: Browser, urls: list[str], viewport: dict[str, int] = DESKTOP
+) -> Iterator[list[Visit]]:
+    """``visit`` for several pages side by side: each loads in its own fresh page, then
+    each waits until its network is idle. The idle waits (half a second of silence a
+    page) overlap instead of adding up: one at a time, the manual's 50 readings spent
+    25 s waiting."""
+    with ExitStack() as stack:
+        seen = [stack.enter_context(_opened(browser, viewport)) for _ in urls]
+        for one, url in zip(seen, urls, strict=True):
+            one.page.goto(url, wait_until="load")
+        for one in seen:
+            one.page.wait_for_load_state("networkidle")
+        yield seen
 
 
 def file_url(path: Path) -> str:

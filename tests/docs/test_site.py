@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.browser import DESKTOP, PHONE, file_url, visit
+from tests.browser import DESKTOP, PHONE, Visit, file_url, visit, visits
 from tests.docs.blocks import REPO
 
 # Boxes wider than their column that do not scroll: what a reader cannot see. Run in the
@@ -53,6 +53,7 @@ BROKEN_JS = """
 # At 1280 px a code block of up to 100 characters a line (this repository's line length)
 # fits the column without scrolling; 73 of 111 were cut at the old 680 px column.
 MUST_FIT_CHARS = 100
+SIDE_BY_SIDE = 8  # pages loading at once: their idle waits overlap, memory stays small
 SCROLLING_JS = """
 (limit) => Array.from(document.querySelectorAll('.md-typeset pre > code'))
   .filter((el) => Math.max(...el.textContent.split('\\n').map((l) => l.length)) <= limit)
@@ -95,25 +96,31 @@ class Reading:
     links: list[str]
 
 
-def _read(browser: Any, page: Path, viewport: dict[str, int]) -> Reading:
-    with visit(browser, file_url(page), viewport) as seen:
-        return Reading(
-            problems=seen.console_errors + seen.page_errors + seen.remote_requests(),
-            clipped=seen.page.evaluate(CLIPPED_JS),
-            broken=seen.page.evaluate(BROKEN_JS),
-            scrolling=seen.page.evaluate(SCROLLING_JS, MUST_FIT_CHARS),
-            links=seen.page.evaluate(LINKS_JS),
-        )
+def _reading(seen: Visit) -> Reading:
+    return Reading(
+        problems=seen.console_errors + seen.page_errors + seen.remote_requests(),
+        clipped=seen.page.evaluate(CLIPPED_JS),
+        broken=seen.page.evaluate(BROKEN_JS),
+        scrolling=seen.page.evaluate(SCROLLING_JS, MUST_FIT_CHARS),
+        links=seen.page.evaluate(LINKS_JS),
+    )
 
 
 @pytest.fixture(scope="session")
 def readings(site: Path, browser: Any) -> dict[str, dict[str, Reading]]:
-    """Every page read once per width (one pass each: the site has ~25 pages)."""
+    """Every page read once per width (one pass each: the site has ~25 pages), a few
+    pages side by side."""
     widths = {"1280px": DESKTOP, "phone": PHONE}
-    return {
-        width: {page.name: _read(browser, page, viewport) for page in _pages(site)}
-        for width, viewport in widths.items()
-    }
+    return {width: _read_all(browser, _pages(site), viewport) for width, viewport in widths.items()}
+
+
+def _read_all(browser: Any, pages: list[Path], viewport: dict[str, int]) -> dict[str, Reading]:
+    found: dict[str, Reading] = {}
+    for start in range(0, len(pages), SIDE_BY_SIDE):
+        chunk = pages[start : start + SIDE_BY_SIDE]
+        with visits(browser, [file_url(page) for page in chunk], viewport) as seen:
+            found |= {page.name: _reading(one) for page, one in zip(chunk, seen, strict=True)}
+    return found
 
 
 def _found(readings: dict[str, Reading], aspect: str) -> dict[str, list[str]]:
