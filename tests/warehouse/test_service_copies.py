@@ -17,11 +17,11 @@ import pytest
 from pydantic import Field
 
 from agent_telemetry.schema import EVENTS, TelemetryEvent, count, event_spec
-from agent_telemetry.schema.catalogue import load_catalogue
+from agent_telemetry.schema.catalogue import Catalogue, load_catalogue
 from agent_telemetry.schema.spec import CardinalityWaiver
 from agent_telemetry.views import QUALITY_VIEW
 from agent_telemetry.warehouse import Warehouse, check_logs
-from agent_telemetry.warehouse._checklogs_fast import FastCheck
+from agent_telemetry.warehouse._checklogs_fast import FastCheck, FileCounts
 from agent_telemetry.warehouse._judge import payload_kinds
 from agent_telemetry.warehouse._source import LogInput
 from tests.warehouse.lines import entry, line
@@ -74,6 +74,21 @@ def test_copies_that_differ_in_a_service_field_conflict_and_the_views_copy_is_ch
     assert load.conflicting == report.conflicting
 
 
+def _sql_counts(catalogue: Catalogue, path: Path) -> tuple[FileCounts, int]:
+    """What check-logs' SQL path counts of ``path`` for ``catalogue``, and how many lines
+    it leaves to Python."""
+    kinds = payload_kinds(catalogue.version_specs())
+    current = {name: (1, event_spec(model)) for name, model in catalogue.events.items()}
+    check = FastCheck(current, kinds)
+    try:
+        with LogInput(path) as log:
+            counts = check.check(log)
+            assert counts is not None
+            return counts, sum(1 for _ in check.rest(log))
+    finally:
+        check.close()
+
+
 def _service_lines(count: int) -> str:
     """Emitter lines of the service's own event, mostly valid, every tenth one bent: a
     member not in the set, an int out of bounds, a double, a numeric string."""
@@ -99,16 +114,7 @@ def test_a_services_own_event_is_counted_in_sql_and_reported_alike(tmp_path: Pat
     assert fast == check_logs([path], CATALOGUE.versions, fast=False).as_dict()
     assert fast["events"]["shelf_lookup"]["lines"] == 2000
 
-    kinds = payload_kinds(CATALOGUE.version_specs())
-    current = {name: (1, event_spec(model)) for name, model in CATALOGUE.events.items()}
-    check = FastCheck(current, kinds)
-    try:
-        with LogInput(path) as log:
-            counts = check.check(log)
-            assert counts is not None
-            rest = sum(1 for _ in check.rest(log))
-    finally:
-        check.close()
+    counts, rest = _sql_counts(CATALOGUE, path)
     assert counts.clean["shelf_lookup"].lines == 1800
     assert rest == 200
 
@@ -123,7 +129,7 @@ class ShelfVisit(TelemetryEvent):
     event_name: ClassVar[str] = "shelf_visit"
     schema_version: ClassVar[int] = 1
 
-    aisle: Annotated[Aisle, CardinalityWaiver("a warehouse's aisles name no one")] = Field(  # type: ignore[valid-type]
+    aisle: Annotated[Aisle, CardinalityWaiver("a warehouse's aisles name no one")] = Field(
         description="The aisle visited."
     )
     result: ShelfResult | None = Field(default=None, description="What the lookup found.")
@@ -148,14 +154,6 @@ def test_the_members_clean_lines_show_are_gathered_in_sql(tmp_path: Path, width:
     assert coverage["aisle"].members == set(aisles)
     assert coverage["result"].members == {"hit", "miss"}
 
-    kinds = payload_kinds(catalogue.version_specs())
-    current = {name: (1, event_spec(model)) for name, model in catalogue.events.items()}
-    check = FastCheck(current, kinds)
-    try:
-        with LogInput(path) as log:
-            counts = check.check(log)
-    finally:
-        check.close()
-    assert counts is not None
+    counts, _ = _sql_counts(catalogue, path)
     assert counts.clean["shelf_visit"].lines == 3000  # counted in SQL, not by Python
     assert sorted(counts.clean["shelf_visit"].fields["aisle"][1]) == sorted(set(aisles))
