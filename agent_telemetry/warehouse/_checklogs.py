@@ -30,7 +30,7 @@ from agent_telemetry.schema.coverage import Coverage, Observed, coverage
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS, NOT_A_FIELD, REJECTED_EVENT, RejectReason
 from agent_telemetry.schema.versions import current_models
 from agent_telemetry.warehouse._copies import Copies, copy_order
-from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
+from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs, size_on_disk
 from agent_telemetry.warehouse._judge import (
     INVALID,
     Coercion,
@@ -339,7 +339,7 @@ def check_logs(
         for path in files:
             with LogInput(path, limits=limits) as log:
                 if progress is not None:
-                    progress.start_file(path.name, path.stat().st_size if path.is_file() else 0)
+                    progress.start_file(path.name, size_on_disk(path))
                 counts = fast_check.check(log) if fast_check is not None else None
                 if fast_check is None or counts is None:
                     _check_file(report, log, copies, progress)

@@ -47,7 +47,7 @@ from agent_telemetry.warehouse._judge import (
 )
 from agent_telemetry.warehouse._judge_sql import PYTHON, lit
 from agent_telemetry.warehouse._judge_typed import SHAPES, TypedJudge, file_shape
-from agent_telemetry.warehouse._load_fast import head, opened, qualifies
+from agent_telemetry.warehouse._load_fast import READER, head, opened, qualifies
 from agent_telemetry.warehouse._load_scan import Kind, _record
 from agent_telemetry.warehouse._source import Limits, LogInput
 
@@ -55,13 +55,6 @@ CHECKED = "_agent_telemetry_checked"
 KEYS = "_agent_telemetry_keys"  # every entry key of the run's files (``prepare``)
 LINES = "_agent_telemetry_lines"  # a file's judged lines (``prepare``), numbered by file
 COPIED = "_agent_telemetry_copied"  # the keys held by more than one line
-# Each line as one VARCHAR, as the load reads it. Not numbered: DuckDB numbers rows as
-# they stream by, in one thread, so numbering them would leave the judgement one core.
-# The lines Python must see are found again in the file, with their numbers (``rest``).
-_READER = (
-    "read_csv($path, columns = {'line': 'VARCHAR'}, header = false, auto_detect = false, "
-    "delim = '\\x01', quote = '', escape = '', new_line = '\\n')"
-)
 # Without ``prepare``'s keys, LogEntries with insert ids all go to Python (``Copies``):
 # for a file that starts with them, the SQL pass would only add its cost. Which path a
 # file takes never changes the report.
@@ -69,12 +62,6 @@ _KEYED = b'"insertId"'
 _KINDS = {kind.value: kind for kind in Kind}
 _SQL_KIND = {"int": "int", "enum": "string", "bool": "bool"}  # FieldSpec -> PAYLOAD_KINDS
 _MASK_BITS = 64  # values a field's mask holds (UBIGINT)
-_ENVELOPE_KINDS = {
-    "event": "string",
-    "schema_version": "int",
-    "invalid_fields": "strings",
-    "unknown_fields": "int",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +138,6 @@ class FastCheck:
         self.keyed = False  # whether the run's keys are known (``prepare``)
         # Files ``prepare`` judged: a file's identity -> the table of its judged lines.
         self._prepared: dict[tuple[int, ...], str] = {}
-        self._numbered = False  # the checked table places Python's lines by number
         self.con.execute(
             f"CREATE TEMP TABLE {COPIED} (copied_id VARCHAR, copied_stamp TIMESTAMPTZ)"
         )
@@ -228,10 +214,13 @@ class FastCheck:
         self.keyed = True
 
     def _per_line(self, judge: TypedJudge) -> str:
-        """Over a file (``_READER``), one row per line: its judged ``kind``, whether it is
-        ``clean`` when no other line shares its entry key, that key (``id``, ``stamp``),
-        and when clean its ``event`` and field values; and the ``line`` itself."""
-        judged = judge.stages(_READER)["judged"]
+        """Over a file (``READER``, each line as the load reads it), one row per line: its
+        judged ``kind``, whether it is ``clean`` when no other line shares its entry key,
+        that key (``id``, ``stamp``), and when clean its ``event`` and field values; and
+        the ``line`` itself. Not numbered: DuckDB numbers rows as they stream by, in one
+        thread, so numbering them would leave the judgement one core (``rest`` finds
+        Python's lines again)."""
+        judged = judge.stages(READER)["judged"]
         telemetry = "kind IN ('entry', 'emitter')"
         cases = " ".join(
             f"WHEN {lit(name)} THEN {self._clean(judge, self.versions[name], spec)}"
@@ -320,7 +309,6 @@ class FastCheck:
         if not qualifies(log):
             return None
         table = self._prepared.pop(_identity(log), None)
-        self._numbered = table is not None
         try:
             if table is not None:
                 con.execute(self._aggregate(table, f"{table}.rowid + 1"))
@@ -374,10 +362,11 @@ class FastCheck:
         left = sum(wanted.values())
         if not left:
             return
+        by_number = isinstance(next(iter(wanted)), int)  # a file ``prepare`` judged
         with opened(log).open("rb") as lines:
             for number, raw in enumerate(lines, 1):
                 line = raw[:-1] if raw.endswith(b"\n") else raw
-                if (number if self._numbered else line) in wanted:
+                if (number if by_number else line) in wanted:
                     yield number, line
                     left -= 1
                     if not left:

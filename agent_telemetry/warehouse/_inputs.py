@@ -25,6 +25,11 @@ class Repeat:
     first: str
 
 
+def size_on_disk(path: Path) -> int:
+    """Bytes on disk (0 for a pipe or device, whose size is not known ahead)."""
+    return path.stat().st_size if path.is_file() else 0
+
+
 def distinct_inputs(paths: Iterable[Path]) -> tuple[list[Path], tuple[Repeat, ...]]:
     """The paths to read (each file once, in the order given) and the repeats left out.
     Raises ``LoadError`` for a path that does not exist or is a directory."""

@@ -25,7 +25,7 @@ from agent_telemetry.warehouse._duckdb_types import (
     create_table_sql,
     quote_identifier,
 )
-from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs
+from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs, size_on_disk
 from agent_telemetry.warehouse._judge import SinkPayload, ValueKind, insert_id, time_of
 from agent_telemetry.warehouse._load_fast import (
     SQL_FROM,
@@ -199,7 +199,7 @@ def load_logs(
             for number, path in enumerate(files, 1):
                 with LogInput(path, limits=limits) as log:
                     if progress is not None:
-                        progress.start_file(path.name, _size(path))
+                        progress.start_file(path.name, size_on_disk(path))
                     staging.last = number == len(files)
                     try:
                         loaded.append(_load_file(staging, log, spool, progress))
@@ -215,11 +215,6 @@ def load_logs(
     if not replace or any(file.duplicates for file in loaded):
         ((conflicting,),) = con.execute(conflicting_copies(table, sink)).fetchall()
     return LoadReport(table, tuple(loaded), repeated, int(conflicting))
-
-
-def _size(path: Path) -> int:
-    """Bytes on disk (0 for a pipe or device: the bar then only says which file)."""
-    return path.stat().st_size if path.is_file() else 0
 
 
 class _Staging:
@@ -296,23 +291,23 @@ class _Staging:
             con.execute(f"INSERT INTO {_SEEN} SELECT * FROM {_NEW}")
             con.execute(f"DROP TABLE {_NEW}")
             self._seen = self._seen or new > 0
-        if self._adopting:
-            stored = self._adopt(label)
-            if stored != loaded:
-                raise LoadError(f"{label}: stored {stored} of {loaded} telemetry records")
-            return int(entries - new)
+        stored = self._adopt(label) if self._adopting else self._copy(label)
+        if stored != loaded:
+            raise LoadError(f"{label}: stored {stored} of {loaded} telemetry records")
+        return int(entries - new)
+
+    def _copy(self, label: str) -> int:
+        """Add the staged telemetry rows to the table; how many."""
         columns = ", ".join(quote_identifier(name) for name in self.sink.columns)
         try:
-            ((stored,),) = con.execute(
+            ((stored,),) = self.con.execute(
                 f"INSERT INTO {quote_identifier(self.table)} BY NAME SELECT {columns} "
                 f"FROM {STAGED} WHERE kind = 'telemetry'"
             ).fetchall()
         except duckdb.Error as error:  # the judged rows fit the table: not expected
             refused = type(error).__name__
             raise LoadError(f"{label}: DuckDB refused the rows ({refused})") from None
-        if stored != loaded:
-            raise LoadError(f"{label}: stored {stored} of {loaded} telemetry records")
-        return int(entries - new)
+        return int(stored)
 
     def _adopt(self, label: str) -> int:
         """Make the staged telemetry rows the (empty) table: drop the other lines and the

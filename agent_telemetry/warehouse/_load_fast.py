@@ -19,6 +19,7 @@ from pathlib import Path
 
 import duckdb
 
+from agent_telemetry.warehouse._inputs import size_on_disk
 from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, ValueKind
 from agent_telemetry.warehouse._judge_sql import PYTHON
 from agent_telemetry.warehouse._judge_typed import SHAPES, TypedJudge, file_shape
@@ -27,7 +28,7 @@ from agent_telemetry.warehouse._source import LogInput
 
 STAGED = "_agent_telemetry_staged"
 # Each line as one VARCHAR: no delimiter, quote or escape a line can hold, LF only.
-_READER = (
+READER = (
     "read_csv($path, columns = {'line': 'VARCHAR'}, header = false, auto_detect = false, "
     "delim = '\\x01', quote = '', escape = '', new_line = '\\n')"
 )
@@ -53,15 +54,7 @@ def head(log: LogInput) -> bytes:
 def worth_sql(paths: Iterable[Path], sql_from: int = SQL_FROM) -> bool:
     """Whether a run over ``paths`` takes the SQL path at all: its regular files hold at
     least ``sql_from`` bytes between them (a pipe's size is not known: it counts 0)."""
-    held = 0
-    for path in paths:
-        try:
-            held += path.stat().st_size if path.is_file() else 0
-        except OSError:  # reported when the file is opened
-            continue
-        if held >= sql_from:
-            return True
-    return held >= sql_from
+    return sum(size_on_disk(path) for path in paths) >= sql_from
 
 
 def qualifies(log: LogInput) -> bool:
@@ -83,7 +76,7 @@ class FastJudge:
     ) -> None:
         self._insert = {
             shape: f"INSERT INTO {STAGED} BY NAME "
-            f"{TypedJudge(keep, kinds, shape).statement(_READER)}"
+            f"{TypedJudge(keep, kinds, shape).statement(READER)}"
             for shape in SHAPES
         }
 
