@@ -15,14 +15,14 @@ anyone's branch may change.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType, ModuleType
 
-from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry._loader import CatalogueError as CatalogueError
+from agent_telemetry._loader import guarded, import_catalogue
 from agent_telemetry.schema._base import TelemetryEvent
 from agent_telemetry.schema.spec import EventSpec, event_spec, rules_ran
 from agent_telemetry.schema.versions import version_registry
@@ -34,10 +34,6 @@ MODULE_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}(?:\.[A-Za-z_][A-Za-z0-9_]
 
 Events = Mapping[str, type[TelemetryEvent]]
 Versions = Mapping[tuple[str, int], type[TelemetryEvent]]
-
-
-class CatalogueError(AgentTelemetryError, ValueError):
-    """A catalogue cannot be loaded: the module does not import, or its mappings are wrong."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,27 +139,41 @@ def load_catalogue(
     """
     if isinstance(source, Catalogue):
         return source
-    if isinstance(source, ModuleType):
-        return _from_module(source, source.__name__)
     if isinstance(source, str):
         if MODULE_PATH.fullmatch(source) is None:
             raise CatalogueError("the catalogue module is not a dotted Python import path")
         if source == DEFAULT_MODULE:
             return default_catalogue()
-        try:
-            module = importlib.import_module(source)
-        except ImportError as exc:
-            raise CatalogueError(
-                f"the catalogue module cannot be imported ({type(exc).__name__}); is its "
-                "package installed, or below the folder of telemetry.toml?"
-            ) from None
-        return _from_module(module, source)
-    if isinstance(source, Mapping):
-        events = _checked_events(source)
-        return Catalogue(
-            MAPPING_ORIGIN, MappingProxyType(events), version_registry(events.values())
-        )
+    # The one door: the module's code runs here (importing it, reading EVENTS), and
+    # whatever it raises leaves as one CatalogueError line, never as an exit status.
+    with guarded(_origin(source)):
+        if isinstance(source, str):
+            try:
+                module = import_catalogue(source)
+            except ImportError as exc:
+                if exc.name is None or not (source + ".").startswith(exc.name + "."):
+                    raise  # the module itself imports something missing: guarded says so
+                raise CatalogueError(
+                    f"the catalogue module {source} cannot be imported ({type(exc).__name__}); "
+                    "is its package installed, or below the folder of telemetry.toml?"
+                ) from None
+            return _from_module(module, source)
+        if isinstance(source, ModuleType):
+            return _from_module(source, source.__name__)
+        if isinstance(source, Mapping):
+            events = _checked_events(source)
+            return Catalogue(
+                MAPPING_ORIGIN, MappingProxyType(events), version_registry(events.values())
+            )
     raise CatalogueError("a catalogue is a module, its import path, or a name -> model mapping")
+
+
+def _origin(source: object) -> str:
+    if isinstance(source, str):
+        return source
+    if isinstance(source, ModuleType):
+        return source.__name__
+    return MAPPING_ORIGIN
 
 
 @cache

@@ -73,11 +73,13 @@ def default_config(path: str | Path | None = None) -> DeploymentConfig:
     Only the source table names matter locally: they are what gets rewritten.
     """
     from agent_telemetry.config import load_config, parse_config
+    from agent_telemetry.project import find_config
 
     if path is not None:
         return load_config(path)
-    if Path("telemetry.toml").is_file():
-        return load_config("telemetry.toml")
+    found = find_config(Path.cwd(), climb=False)  # the one discovery: a safe folder only
+    if found is not None:
+        return load_config(found)
     return parse_config(_BUILT_IN_CONFIG, origin="built-in local config")
 
 

@@ -435,10 +435,10 @@ def _deployment(config: Path | None) -> tuple[DeploymentConfig, Catalogue | None
     """The deployment file and its catalogue, resolved once: ``config``, else
     ./telemetry.toml; with neither, the local placeholder and the package's own events.
     Raises AgentTelemetryError (the config, or importing its catalogue)."""
-    from agent_telemetry.project import CONFIG_NAME, resolve_project
+    from agent_telemetry.project import find_config, resolve_project
     from agent_telemetry.warehouse import default_config
 
-    path = config or (Path(CONFIG_NAME) if Path(CONFIG_NAME).is_file() else None)
+    path = config or find_config(Path.cwd(), climb=False)
     if path is None:
         return default_config(None), None
     project = resolve_project(path)
