@@ -154,7 +154,7 @@ def load_catalogue(
                 if exc.name is None or not (source + ".").startswith(exc.name + "."):
                     raise  # the module itself imports something missing: guarded says so
                 raise CatalogueError(
-                    f"the catalogue module {source} cannot be imported ({type(exc).__name__}); "
+                    f"the catalogue module cannot be imported ({type(exc).__name__}); "
                     "is its package installed, or below the folder of telemetry.toml?"
                 ) from None
             return _from_module(module, source)
