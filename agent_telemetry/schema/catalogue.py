@@ -16,6 +16,8 @@ anyone's branch may change.
 from __future__ import annotations
 
 import re
+import sys
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -118,12 +120,19 @@ def _checked_versions(
     return registry
 
 
+# Catalogues read from a module (what `lock` and `check` import and see): the emitter
+# takes them again as they are.
+_FROM_MODULES: weakref.WeakSet[Catalogue] = weakref.WeakSet()
+
+
 def _from_module(module: ModuleType, origin: str) -> Catalogue:
     if not hasattr(module, "EVENTS"):
         raise CatalogueError("the catalogue module has no EVENTS (name -> event model)")
     events = _checked_events(module.EVENTS)
     versions = _checked_versions(getattr(module, "EVENT_VERSIONS", None), events)
-    return Catalogue(origin, MappingProxyType(events), versions)
+    found = Catalogue(origin, MappingProxyType(events), versions)
+    _FROM_MODULES.add(found)
+    return found
 
 
 def load_catalogue(
@@ -186,6 +195,66 @@ def default_catalogue() -> Catalogue:
     from agent_telemetry.schema.retired import RETIRED
 
     events = _checked_events(EVENTS)
-    return Catalogue(
+    found = Catalogue(
         DEFAULT_MODULE, MappingProxyType(events), version_registry(events.values(), RETIRED)
     )
+    _FROM_MODULES.add(found)
+    return found
+
+
+def _importable(module: object) -> bool:
+    """A module ``import`` gives back: registered under its name, with a spec."""
+    name = getattr(module, "__name__", None)
+    return (
+        isinstance(module, ModuleType)
+        and isinstance(name, str)
+        and sys.modules.get(name) is module
+        and getattr(module, "__spec__", None) is not None
+    )
+
+
+def _reachable(model: type) -> bool:
+    """``model`` is ``module.qualname`` of an importable module: a fresh process that
+    imports that module (as ``lock`` and ``check`` do) gets this very class."""
+    module = sys.modules.get(model.__module__)
+    if not _importable(module):
+        return False
+    target: object = module
+    try:
+        for part in model.__qualname__.split("."):
+            target = getattr(target, part)
+    except Exception:  # a missing attribute, a module __getattr__ that raises
+        return False
+    return target is model
+
+
+def load_provable(
+    source: Catalogue | ModuleType | str | Mapping[str, type[TelemetryEvent]],
+) -> Catalogue:
+    """``load_catalogue`` for the emitter: only what a lock could hold.
+
+    A module's import path, an importable module, a catalogue read from one, or models
+    that are each ``module.qualname`` of an importable module. Anything else (a class
+    built at run time, per user say; a module object made by hand) is refused with
+    CatalogueError: ``lock`` and ``check`` could never see it, so nothing proves it.
+    """
+    if isinstance(source, str):
+        return load_catalogue(source)
+    if isinstance(source, ModuleType) and not _importable(source):
+        raise CatalogueError(
+            "the catalogue module is not importable (not in sys.modules under its name): "
+            "name the module by its import path"
+        )
+    if isinstance(source, Catalogue) and source in _FROM_MODULES:
+        return source
+    loaded = load_catalogue(source)
+    if loaded in _FROM_MODULES:
+        return loaded
+    for position, model in enumerate(loaded.versions.values()):
+        if not _reachable(model):
+            raise CatalogueError(
+                f"catalogue model {position}: built at run time, or not importable as "
+                "module.qualname: no lock can hold it, so the emitter refuses it (define "
+                "event classes at module level and name their module)"
+            )
+    return loaded
