@@ -169,3 +169,23 @@ def test_a_config_named_on_the_command_line_is_the_callers_choice(
     result = CliRunner().invoke(main, ["events", "--config", str(shared / "telemetry.toml")])
     assert result.exit_code == 0, result.output
     assert mark.exists()
+
+
+def test_a_catalogue_module_is_never_taken_from_a_folder_above_the_project(
+    home: Path, tmp_path: Path, log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The project names a module it does not have; a folder above holds one by that name.
+    shared = home / "shared"
+    mark = _plant(shared, "ancestor")
+    package = next(p.name for p in shared.iterdir() if p.is_dir())
+    (shared / "telemetry.toml").unlink()
+    project = shared / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    (project / "telemetry.toml").write_text(PLANTED_CONFIG.format(package=package))
+    monkeypatch.chdir(project)
+    for command in ("events", "check", "check-logs"):
+        code, output = _run(command, log)
+        assert not mark.exists(), f"{command} imported the module above: {output}"
+        assert code == 2, output
+        assert "cannot be imported" in output, output
