@@ -175,4 +175,4 @@ def test_check_the_lock_and_the_dictionary_show_the_same_bits() -> None:
         assert f"{spec.name} {bits}/64 bits" in text
         assert report.capacity[spec.name] == f"{bits}/64 bits"
         assert lock.events[spec.name][1].capacity_bits == float(bits)
-        assert f"Capacity: {bits} bits per line (budget 64)" in dictionary
+        assert f"Capacity: {bits} bits per line as written (budget 64)" in dictionary
