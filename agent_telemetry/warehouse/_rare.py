@@ -24,7 +24,7 @@ from typing import Any
 from agent_telemetry.schema import EventSpec
 
 DEFAULT_K = 5
-RAREST_SHOWN = 5  # sizes of the rarest combinations listed per event and day
+RAREST_SHOWN = 3  # sizes of the rarest combinations listed per event and day
 
 Combination = tuple[Hashable, ...]
 
