@@ -29,7 +29,8 @@ def emit(event: str | type[TelemetryEvent] | TelemetryEvent, /, **fields: Any) -
     Lenient mode (the default) never raises for any input: invalid values are dropped
     and named in ``invalid_fields``, unknown keys are dropped and flagged in
     ``unknown_fields`` (1, never their count), an unknown event writes a
-    ``telemetry_rejected`` line, and a failed write is counted. Strict mode raises ``TelemetryValidationError`` instead.
+    ``telemetry_rejected`` line, and a failed write is counted. Strict mode raises
+    ``TelemetryValidationError`` instead.
 
     A call made while the same thread is already inside ``emit`` (from a signal handler,
     the stream's own ``write``, a clock, a value's ``__str__``) is dropped and counted in

@@ -504,8 +504,8 @@ def _covering_review(
     refused = []
     for review in after.data_reviews:
         if (review.event, review.schema_version) != (name, version):
-            named = "no event" if review.event is None else (
-                f"{review.event} v{review.schema_version}"
+            named = (
+                "no event" if review.event is None else (f"{review.event} v{review.schema_version}")
             )
             refused.append(f"data review {review.reference} names {named}, not this event")
         elif review.reference in known:

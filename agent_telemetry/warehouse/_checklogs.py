@@ -47,12 +47,6 @@ from agent_telemetry.warehouse._judge import (
     time_of,
 )
 from agent_telemetry.warehouse._load_progress import LoadProgress
-from agent_telemetry.warehouse._rare import (
-    DEFAULT_K,
-    RareCombinations,
-    day_of,
-    quasi_identifiers,
-)
 from agent_telemetry.warehouse._load_scan import (
     Kind,
     Record,
@@ -60,6 +54,12 @@ from agent_telemetry.warehouse._load_scan import (
     Telemetry,
     _record,
     iter_records,
+)
+from agent_telemetry.warehouse._rare import (
+    DEFAULT_K,
+    RareCombinations,
+    day_of,
+    quasi_identifiers,
 )
 from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Limits, LogInput
 

@@ -363,7 +363,10 @@ class FastCheck:
             rest = row[2 + 4 * len(self.fields) :]
             by_column = dict(zip(quasi, rest[1:], strict=True))
             spec = self.specs[event]
-            key = (self.versions[event], *(by_column[self._index[n]] for n in quasi_identifiers(spec)))
+            key = (
+                self.versions[event],
+                *(by_column[self._index[n]] for n in quasi_identifiers(spec)),
+            )
             fields = {
                 name: (
                     row[2 + 4 * i],
@@ -479,7 +482,8 @@ _DAY_US = 86_400_000_000
 def _utc_day(stamp: str) -> str:
     """Days since 1970-01-01 (UTC) of a TIMESTAMPTZ, floored (independent of the
     session's time zone)."""
-    return f"((epoch_us({stamp}) - ((epoch_us({stamp}) % {_DAY_US}) + {_DAY_US}) % {_DAY_US}) // {_DAY_US})"
+    us, day = f"epoch_us({stamp})", _DAY_US
+    return f"(({us} - (({us} % {day}) + {day}) % {day}) // {day})"
 
 
 def _iso_day(days: int) -> str:
