@@ -17,9 +17,9 @@ figure can never differ between two places.
 - An event's capacity is the product of its fields' counts and the envelope's: the
   number of different lines one version can write. ``event`` and ``schema_version``
   take one value on every line of one version (the emitter writes only catalogued,
-  current versions), so they add nothing within an event; the choice *between* events is bounded by the catalogue's
-  own review (a new event is a new lock entry): a line of a catalogue says at most
-  log2(sum over its events of their counts) bits.
+  current versions), so they add nothing within an event; the choice *between* events
+  is bounded by the catalogue's own review (a new event is a new lock entry): a line of
+  a catalogue says at most log2(sum over its events of their counts) bits.
 
 Counts are exact integers; bits are shown to a tenth, rounded to nearest with integer
 arithmetic only (no float at an edge decides a budget or a review).
