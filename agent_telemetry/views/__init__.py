@@ -8,6 +8,8 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
   view per event version (``specs``, default every registered version), then
   ``telemetry_quality``; ``view_name(event, version)`` names them (version 1: the event's
   name, version N: ``<event>_v<N>``);
+- ``ENVELOPE_KEYS``, ``event_payload_keys(specs)``: the payload keys the copies of one
+  log entry are ranked by: the envelope's (``event`` first), then the copy's event's own;
 - ``sink_schema(layout) -> list[dict]``: BigQuery JSON schema to pre-create the sink table
   (``sink_fields``: the same as ``TableField``, the one shape of a schema field that
   views, warehouse and deploy share);
@@ -43,8 +45,10 @@ from agent_telemetry.views._describe import (
 )
 from agent_telemetry.views._reading import JSON_NUMBER
 from agent_telemetry.views._sink import (
+    ENVELOPE_KEYS,
     INSERT_ID_COLUMN,
     PAYLOAD_COLUMN,
+    event_payload_keys,
     payload_fields,
     sink_fields,
     sink_schema,
@@ -114,6 +118,7 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 
 __all__ = [
     "ENVELOPE_COLUMNS",
+    "ENVELOPE_KEYS",
     "GENERATED_DIR",
     "INSERT_ID_COLUMN",
     "JSON_NUMBER",
@@ -134,6 +139,7 @@ __all__ = [
     "build",
     "column_lineage",
     "dedupe_violations",
+    "event_payload_keys",
     "expected_files",
     "expected_sources",
     "generate_views",
