@@ -27,6 +27,9 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
   for a dry run before they exist;
 - ``dedupe_violations(query, layout, dedupe)``: proof, read back from the SQL, that a view
   keeps one row per log entry (insertId with timestamp) in the form that keeps pruning;
+- ``pruning_violations(query, layout)``: proof, read back from the SQL, that a date
+  filter on an event view's ``timestamp`` (a sharded view's ``table_suffix`` too) reaches
+  the sink's scan as one BigQuery prunes by (``pushed_to_scan`` follows any filter);
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
   committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
 """
@@ -78,6 +81,7 @@ if TYPE_CHECKING:
     from agent_telemetry.views._inline import inlined_query
     from agent_telemetry.views._lanes import LANE_VIEW, LANE_WINDOW_MINUTES
     from agent_telemetry.views._lanes_proof import lane_violations
+    from agent_telemetry.views._pruning import pruning_violations, pushed_to_scan
     from agent_telemetry.views._render import (
         MANAGED_BY,
         ColumnDoc,
@@ -94,6 +98,8 @@ _LAZY = {
     "parse_view": "_bindings",
     "view_lineage": "_bindings",
     "dedupe_violations": "_dedupe",
+    "pruning_violations": "_pruning",
+    "pushed_to_scan": "_pruning",
     "LANE_VIEW": "_lanes",
     "LANE_WINDOW_MINUTES": "_lanes",
     "inlined_query": "_inline",
@@ -149,6 +155,8 @@ __all__ = [
     "lane_violations",
     "parse_view",
     "payload_fields",
+    "pruning_violations",
+    "pushed_to_scan",
     "schema_type",
     "sink_fields",
     "sink_schema",
