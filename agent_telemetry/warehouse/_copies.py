@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import pickle
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -55,19 +55,30 @@ def copy_order(specs: tuple[EventSpec, ...] | None = None) -> Order:
 PACKAGE_ORDER = copy_order()
 
 
-def rank_key(row: Mapping[str, Any], order: Order = PACKAGE_ORDER) -> tuple[tuple[Any, ...], ...]:
-    """The copy's place in the views' order: smaller is kept. Copies of two events
-    differ in the first part (``event``); a copy names no other event's columns."""
-    event = row.get("event")
-    own = order.events.get(event, ()) if isinstance(event, str) else ()
+def _parts(row: Mapping[str, Any], keys: Iterable[Key]) -> list[tuple[Any, ...]]:
     key: list[tuple[Any, ...]] = []
-    for name, repeated in (*order.envelope, *own):
+    for name, repeated in keys:
         value = row.get(name)
         if repeated:
             key.append((1, orjson.dumps(value or []).decode()))
         else:
             key.append(_NULL if value is None else (1, value))
-    return tuple(key)
+    return key
+
+
+def rank_key(row: Mapping[str, Any], order: Order = PACKAGE_ORDER) -> tuple[tuple[Any, ...], ...]:
+    """The copy's place in the views' order: smaller is kept. Copies of two events
+    differ in the first part (``event``); a copy names no other event's columns."""
+    event = row.get("event")
+    own = order.events.get(event, ()) if isinstance(event, str) else ()
+    return tuple(_parts(row, (*order.envelope, *own)))
+
+
+def _judged_key(row: Mapping[str, Any], order: Order) -> tuple[tuple[Any, ...], ...]:
+    """``rank_key``, then every other event's columns: among copies the views cannot
+    tell apart, the one check-logs judges, whatever order they come in."""
+    rest = (key for keys in order.events.values() for key in keys)
+    return (*rank_key(row, order), *_parts(row, dict.fromkeys(rest)))
 
 
 class Copies:
@@ -88,7 +99,8 @@ class Copies:
 
     def add(self, entry: int, telemetry: Telemetry) -> bool:
         """Record one copy of ``entry``; whether the entry was seen before."""
-        rank = rank_key(self._judge(telemetry), self._order)
+        judged = self._judge(telemetry)
+        rank = rank_key(judged, self._order)
         digest = hash(rank) & _MASK
         kept = self._kept.get(entry)
         if kept is None:
@@ -96,9 +108,12 @@ class Copies:
             return False
         counts = self._counts.setdefault(entry, [1, 1])
         counts[0] += 1
-        if kept & _MASK == digest:
+        held = self._judge(self._read(kept >> 64))
+        if kept & _MASK == digest:  # alike in every column a view shows
             counts[1] += 1
-        elif rank < rank_key(self._judge(self._read(kept >> 64)), self._order):
+            if _judged_key(judged, self._order) < _judged_key(held, self._order):
+                self._kept[entry] = self._write(telemetry) << 64 | digest
+        elif rank < rank_key(held, self._order):
             self._kept[entry] = self._write(telemetry) << 64 | digest
             counts[1] = 1
         return True
