@@ -30,6 +30,7 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
 - ``pruning_violations(query, layout)``: proof, read back from the SQL, that a date
   filter on an event view's ``timestamp`` (a sharded view's ``table_suffix`` too) reaches
   the sink's scan as one BigQuery prunes by (``pushed_to_scan`` follows any filter);
+  ``one_day_query(view, views)``: a query of one day of a view, for a dry run's bytes;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
   committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
 """
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
     from agent_telemetry.views._inline import inlined_query
     from agent_telemetry.views._lanes import LANE_VIEW, LANE_WINDOW_MINUTES
     from agent_telemetry.views._lanes_proof import lane_violations
-    from agent_telemetry.views._pruning import pruning_violations, pushed_to_scan
+    from agent_telemetry.views._pruning import one_day_query, pruning_violations, pushed_to_scan
     from agent_telemetry.views._render import (
         MANAGED_BY,
         ColumnDoc,
@@ -99,6 +100,7 @@ _LAZY = {
     "view_lineage": "_bindings",
     "dedupe_violations": "_dedupe",
     "pruning_violations": "_pruning",
+    "one_day_query": "_pruning",
     "pushed_to_scan": "_pruning",
     "LANE_VIEW": "_lanes",
     "LANE_WINDOW_MINUTES": "_lanes",
@@ -153,6 +155,7 @@ __all__ = [
     "inlined_query",
     "installed_package",
     "lane_violations",
+    "one_day_query",
     "parse_view",
     "payload_fields",
     "pruning_violations",

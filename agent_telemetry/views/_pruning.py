@@ -11,16 +11,21 @@ window it does not partition (a filter below a window would change the window's 
 ``query`` down to the sink and returns the sink columns it becomes, or None where it
 stops; ``pruning_violations(query, layout)`` holds an event view to the rule: its
 ``timestamp`` (and a sharded view's shard column) reach the scan as the sink's own.
+``one_day_query(view, views)`` is the query of one day of a view that ``views plan``
+dry-runs next to the whole view.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from agent_telemetry.config import Layout
-from agent_telemetry.views._render import DIALECT
+from agent_telemetry.views._inline import inlined_query
+from agent_telemetry.views._render import DIALECT, ViewDefinition
 from agent_telemetry.views._sink import SHARD_COLUMN
 from agent_telemetry.views._sql_error import sql_error_text
 
@@ -117,3 +122,28 @@ def pruning_violations(sql: str | exp.Expr, layout: Layout) -> list[str]:
                 f"{sink}: it would not prune (every step must pass it through as it is)"
             )
     return problems
+
+
+def one_day_filter(columns: Sequence[str]) -> str:
+    """The filter of a query of one day (today, UTC) of a view with ``columns``, alias
+    ``v``, in the form that prunes where the view allows it (docs/views.md)."""
+    today = "CURRENT_DATE()"
+    if SHARD_COLUMN in columns:
+        return (
+            f"v.{SHARD_COLUMN} >= FORMAT_DATE('%Y%m%d', {today}) "
+            f"AND v.{TIMESTAMP} >= TIMESTAMP({today})"
+        )
+    if TIMESTAMP in columns:
+        return f"v.{TIMESTAMP} >= TIMESTAMP({today})"
+    if "day" in columns:  # telemetry_quality
+        return f"v.day = {today}"
+    if "window_start" in columns:  # lane_health
+        return f"v.window_start >= TIMESTAMP({today})"
+    raise ValueError("the view has no date column")
+
+
+def one_day_query(view: ViewDefinition, views: Sequence[ViewDefinition]) -> str:
+    """A query of one day of ``view`` (the views it reads written in, as ``views plan``
+    dry-runs the whole view): its dry run is what a day's question costs."""
+    where = one_day_filter([c.name for c in view.columns])
+    return f"SELECT *\nFROM (\n{inlined_query(view, views).rstrip()}\n) AS v\nWHERE {where}\n"

@@ -7,6 +7,8 @@ sink's own column, through the one-row-per-entry window. Each way to lose it is 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import sqlglot
 from sqlglot import exp
@@ -120,3 +122,53 @@ def test_the_example_service_views_prune_too() -> None:
         if path.stem in ("telemetry_quality", "lane_health"):
             continue
         assert pruning_violations(path.read_text(), "partitioned") == [], path.name
+
+
+def _doc_queries() -> dict[str, str]:
+    """The captioned SQL blocks of docs/views.md's "A date filter prunes"."""
+    text = (REPO / "docs" / "views.md").read_text()
+    section = text.split("## A date filter prunes", 1)[1].split("\n## ", 1)[0]
+    found = {}
+    for caption, body in re.findall(r"`(\w+)\.sql`:\s*\n\s*```sql\n(.*?)```", section, re.S):
+        found[caption] = body
+    return found
+
+
+def test_the_docs_date_filters_prune() -> None:
+    """Each example's date filter reaches the sink's scan as one BigQuery prunes by,
+    through the view it reads (the committed SQL of that layout, expanded)."""
+    queries = _doc_queries()
+    assert sorted(queries) == ["partitioned", "sharded"]
+    for layout, sql in queries.items():
+        views = {v.name: v for v in generate_views(load_config(EXAMPLE_CONFIG), layout)}
+        tree = sqlglot.parse_one(sql, dialect="bigquery")
+        table = tree.args["from_"].this
+        view = views[table.name]
+        wanted = "_table_suffix" if layout == "sharded" else "timestamp"
+        where = tree.args["where"].this
+        conditions = list(where.flatten()) if isinstance(where, exp.And) else [where]
+        reached = [
+            pushed_to_scan(sqlglot.parse_one(view.query, dialect="bigquery"), {c.this.name})
+            for c in conditions
+        ]
+        assert {wanted} in reached, (layout, reached)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_plans_one_day_query_filters_in_the_pruning_form(layout: Layout) -> None:
+    """`views plan` dry-runs `one_day_query` next to the whole view: for an event view
+    its filter reaches the sink's scan as one that prunes."""
+    from agent_telemetry.views import one_day_query
+
+    views = generate_views(load_config(EXAMPLE_CONFIG), layout)
+    wanted = "_table_suffix" if layout == "sharded" else "timestamp"
+    for view in views:
+        tree = sqlglot.parse_one(one_day_query(view, views), dialect="bigquery")
+        if view.event is None:
+            assert tree.args.get("where") is not None, view.name
+            continue
+        where = tree.args["where"].this
+        conditions = list(where.flatten()) if isinstance(where, exp.And) else [where]
+        inner = tree.args["from_"].this.this
+        reached = [pushed_to_scan(inner, {c.this.name}) for c in conditions]
+        assert {wanted} in reached, (view.name, reached)
