@@ -113,7 +113,7 @@ def _transpile(
 SHARD_PSEUDO_COLUMN = "_table_suffix"
 
 
-def _shard_of(alias: str) -> exp.Expr:
+def _shard_of(alias: str) -> exp.Expression:
     column = exp.column(TIMESTAMP, table=alias or None, quoted=True)
     utc = exp.Anonymous(this="TIMEZONE", expressions=[exp.Literal.string("UTC"), column])
     return exp.Anonymous(this="STRFTIME", expressions=[utc, exp.Literal.string("%Y%m%d")])
