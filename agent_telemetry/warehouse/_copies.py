@@ -84,14 +84,14 @@ def _judged_key(row: Mapping[str, Any], order: Order) -> tuple[tuple[Any, ...], 
 class Copies:
     """The copy kept of each entry with an insert id, and how many of its copies differ
     from it. Each copy's parts go to a spool file; memory holds, per entry, the kept
-    copy's place in the spool and a 64-bit hash of its judged payload."""
+    copy's place in the spool and two 64-bit hashes of its judged payload."""
 
     def __init__(self, judge: Callable[[Telemetry], Mapping[str, Any]], order: Order) -> None:
         self._judge = judge  # a copy's judged payload, as the sink holds it
         self._order = order  # the catalogue's columns, as its views rank copies
         # Closed by close(): the spool lives as long as the check.
         self._spool: IO[bytes] = tempfile.TemporaryFile(prefix="agent-telemetry-copies-")  # noqa: SIM115
-        self._kept: dict[int, int] = {}  # entry -> spool offset << 64 | payload hash
+        self._kept: dict[int, int] = {}  # entry -> see _keep
         self._counts: dict[int, list[int]] = {}  # entry with copies -> [copies, alike]
 
     def close(self) -> None:
@@ -102,21 +102,28 @@ class Copies:
         judged = self._judge(telemetry)
         rank = rank_key(judged, self._order)
         digest = hash(rank) & _MASK
+        full = hash(_judged_key(judged, self._order)) & _MASK
         kept = self._kept.get(entry)
         if kept is None:
-            self._kept[entry] = self._write(telemetry) << 64 | digest
+            self._kept[entry] = self._keep(telemetry, full, digest)
             return False
         counts = self._counts.setdefault(entry, [1, 1])
         counts[0] += 1
-        held = self._judge(self._read(kept >> 64))
         if kept & _MASK == digest:  # alike in every column a view shows
             counts[1] += 1
-            if _judged_key(judged, self._order) < _judged_key(held, self._order):
-                self._kept[entry] = self._write(telemetry) << 64 | digest
-        elif rank < rank_key(held, self._order):
-            self._kept[entry] = self._write(telemetry) << 64 | digest
+            if kept >> 64 & _MASK != full:  # which of them check-logs judges: one rule
+                held = self._judge(self._read(kept >> 128))
+                if _judged_key(judged, self._order) < _judged_key(held, self._order):
+                    self._kept[entry] = self._keep(telemetry, full, digest)
+        elif rank < rank_key(self._judge(self._read(kept >> 128)), self._order):
+            self._kept[entry] = self._keep(telemetry, full, digest)
             counts[1] = 1
         return True
+
+    def _keep(self, telemetry: Telemetry, full: int, digest: int) -> int:
+        """The kept copy as one int: its spool offset, the hash of everything it is
+        judged by, the hash of what the views show of it."""
+        return self._write(telemetry) << 128 | full << 64 | digest
 
     @property
     def conflicting(self) -> int:
@@ -125,7 +132,7 @@ class Copies:
 
     def kept(self) -> Iterator[Telemetry]:
         """The kept copy of every entry, in the order they were first written."""
-        for offset in sorted(value >> 64 for value in self._kept.values()):
+        for offset in sorted(value >> 128 for value in self._kept.values()):
             yield self._read(offset)
 
     def _write(self, telemetry: Telemetry) -> int:
