@@ -359,6 +359,7 @@ class FastCheck:
             return None
         self._split()
         self._combinations = self._read_combinations()
+        con.execute(f"DROP TABLE {COMBINATIONS}")  # read: nothing is kept per file
         rows = con.execute(
             f"SELECT kind, sum(lines) FROM {CHECKED} WHERE kind NOT IN ('blank', '{PYTHON}') "
             "GROUP BY kind"
