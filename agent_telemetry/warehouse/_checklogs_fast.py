@@ -29,7 +29,6 @@ lines are counted in SQL, as the load counts them.
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -55,6 +54,7 @@ from agent_telemetry.warehouse._rare import quasi_identifiers
 from agent_telemetry.warehouse._source import Limits, LogInput
 
 CHECKED = "_agent_telemetry_checked"
+COMBINATIONS = "_agent_telemetry_combinations"  # clean lines per event, day, combination
 KEYS = "_agent_telemetry_keys"  # every entry key of the run's files (``prepare``)
 LINES = "_agent_telemetry_lines"  # a file's judged lines (``prepare``), numbered by file
 COPIED = "_agent_telemetry_copied"  # the keys held by more than one line
@@ -132,6 +132,7 @@ class FastCheck:
         # Per column: the events whose closed-set value it holds (``_rare``); for other
         # events it is a measure, and no part of a combination.
         self._index = {name: i for i, (name, _) in enumerate(self.fields)}
+        self._combinations: dict[str, dict[tuple[str, tuple[Any, ...]], int]] = {}
         self._quasi = {
             i: sorted(e for e, spec in self.specs.items() if name in quasi_identifiers(spec))
             for i, (name, _) in enumerate(self.fields)
@@ -296,13 +297,27 @@ class FastCheck:
                 f"{low} AS {column}_min, {high} AS {column}_max"
             )
         groups = ", ".join(["day", *(_quasi(i) for i, events in self._quasi.items() if events)])
+        # Two groupings in the one pass: per event for the coverage (as before), and per
+        # event, day and combination for ``_rare``; ``_split`` moves the second apart.
         return (
             f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, "
             f"python_place AS place, count(*) AS lines"
-            f"{''.join(', ' + a for a in aggregates)}, {groups} FROM (SELECT *, "
+            f"{''.join(', ' + a for a in aggregates)}, {groups}, "
+            f"grouping(day) = 0 AS by_combination FROM (SELECT *, "
             f"CASE WHEN kind = '{PYTHON}' THEN place END AS python_place, {day}{quasi} "
-            f"FROM ({judged_lines})) GROUP BY kind, event, python_place, {groups}"
+            f"FROM ({judged_lines})) GROUP BY GROUPING SETS ((kind, event, python_place), "
+            f"(kind, event, {groups}))"
         )
+
+    def _split(self) -> None:
+        """The combination groups of the checked table into their own (clean lines only),
+        leaving the checked table as every other reader knows it."""
+        groups = ", ".join(["day", *(_quasi(i) for i, events in self._quasi.items() if events)])
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {COMBINATIONS} AS SELECT event, lines, {groups} "
+            f"FROM {CHECKED} WHERE by_combination AND kind = 'clean'"
+        )
+        self.con.execute(f"DELETE FROM {CHECKED} WHERE by_combination")
 
     def _clean(self, judge: TypedJudge, version: int, spec: EventSpec) -> str:
         known = ENVELOPE_KEYS | set(spec.field_names)
@@ -342,6 +357,9 @@ class FastCheck:
         except (duckdb.InvalidInputException, duckdb.IOException):
             con.execute(f"DROP TABLE IF EXISTS {CHECKED}")
             return None
+        self._split()
+        self._combinations = self._read_combinations()
+        con.execute(f"DROP TABLE {COMBINATIONS}")  # read: nothing is kept per file
         rows = con.execute(
             f"SELECT kind, sum(lines) FROM {CHECKED} WHERE kind NOT IN ('blank', '{PYTHON}') "
             "GROUP BY kind"
@@ -353,20 +371,10 @@ class FastCheck:
         return FileCounts(kinds, self._clean_counts(con) if Kind.TELEMETRY in kinds else {})
 
     def _clean_counts(self, con: duckdb.DuckDBPyConnection) -> dict[str, CleanCounts]:
-        """Per event, the clean lines' groups (one per day and combination) folded."""
-        counts: dict[str, CleanCounts] = {}
-        quasi = [i for i, events in self._quasi.items() if events]
+        counts = {}
         for row in con.execute(
             f"SELECT * EXCLUDE (kind, place) FROM {CHECKED} WHERE kind = 'clean'"
         ).fetchall():
-            event, lines = row[0], int(row[1])
-            rest = row[2 + 4 * len(self.fields) :]
-            by_column = dict(zip(quasi, rest[1:], strict=True))
-            spec = self.specs[event]
-            key = (
-                self.versions[event],
-                *(by_column[self._index[n]] for n in quasi_identifiers(spec)),
-            )
             fields = {
                 name: (
                     row[2 + 4 * i],
@@ -376,14 +384,22 @@ class FastCheck:
                 )
                 for i, (name, _) in enumerate(self.fields)
             }
-            folded = counts.get(event)
-            combinations = {(_iso_day(rest[0]), key): lines}
-            if folded is not None:
-                fields = {n: _fold(folded.fields[n], f) for n, f in fields.items()}
-                combinations = dict(Counter(folded.combinations) + Counter(combinations))
-                lines += folded.lines
-            counts[event] = CleanCounts(lines, self.versions[event], fields, combinations)
+            combinations = self._combinations.get(row[0], {})
+            counts[row[0]] = CleanCounts(row[1], self.versions[row[0]], fields, combinations)
         return counts
+
+    def _read_combinations(self) -> dict[str, dict[tuple[str, tuple[Any, ...]], int]]:
+        """Per event: lines per (UTC day, combination), the key ``_rare`` counts by."""
+        quasi = [i for i, events in self._quasi.items() if events]
+        out: dict[str, dict[tuple[str, tuple[Any, ...]], int]] = {}
+        for event, lines, day, *values in self.con.execute(
+            f"SELECT * FROM {COMBINATIONS}"
+        ).fetchall():
+            by_column = dict(zip(quasi, values, strict=True))
+            names = quasi_identifiers(self.specs[event])
+            key = (self.versions[event], *(by_column[self._index[n]] for n in names))
+            out.setdefault(event, {})[(_iso_day(day), key)] = int(lines)
+        return out
 
     def rest(self, log: LogInput) -> Iterator[tuple[int, bytes]]:
         """The lines of ``log`` the slow path's judgement must see, in file order:
@@ -465,15 +481,6 @@ def _identity(log: LogInput) -> tuple[int, ...]:
     changed, is not the file ``prepare`` judged."""
     stat = os.fstat(log.fileno())
     return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-
-
-def _fold(
-    a: tuple[int, list[Any], Any, Any], b: tuple[int, list[Any], Any, Any]
-) -> tuple[int, list[Any], Any, Any]:
-    """Two groups' coverage of one field as one: valid lines, values seen, extremes."""
-    low = b[2] if a[2] is None else a[2] if b[2] is None else min(a[2], b[2])
-    high = b[3] if a[3] is None else a[3] if b[3] is None else max(a[3], b[3])
-    return a[0] + b[0], [*a[1], *(v for v in b[1] if v not in a[1])], low, high
 
 
 _DAY_US = 86_400_000_000
