@@ -30,6 +30,7 @@ from typing import Any, Final, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_telemetry._files import read_text, write_text
+from agent_telemetry._parse import json_document
 from agent_telemetry._text import clean
 from agent_telemetry.deploy._plan import DeploymentPlan, compute_plan_hash
 from agent_telemetry.deploy._types import DEFAULT_VALID_DAYS, MAX_VALID_DAYS
@@ -237,8 +238,8 @@ def parse_approval(text: str, origin: str = "approval") -> Approval:
 
     Each refusal names the field that is wrong, never its value."""
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = json_document(text, origin, ApprovalError)
+    except json.JSONDecodeError:
         raise ApprovalError(f"{origin}: not JSON") from None
     if not isinstance(data, dict) or "format" not in data:
         raise ApprovalError(f"{origin}: not an approval record (format)")
