@@ -13,6 +13,7 @@ import enum
 import json
 import os
 import select
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -218,3 +219,27 @@ def test_a_begun_line_is_finished_while_the_reader_drains_within_the_bound(wide:
         os.close(write)
     lines = b"".join(seen).decode().splitlines()
     assert json.loads(lines[-1])["event"] == "wide_probe"
+
+
+def test_a_long_line_on_a_socket_nobody_reads_returns_within_the_bound(wide: None) -> None:
+    """stdout as a socket (systemd's journal): the long line's write cannot block either."""
+    ours, theirs = socket.socketpair()
+    ours.setblocking(False)
+    try:
+        while True:
+            ours.send(b"j" * 4095 + b"\n")
+    except BlockingIOError:
+        pass
+    ours.setblocking(True)
+    stream = os.fdopen(ours.fileno(), "wb", buffering=0, closefd=False)
+    configure(stream=stream, write_timeout=BOUND, catalogue={"wide_probe": WIDE})
+    try:
+        written, took = within(BOUND + SLACK, _emit_wide)
+        assert written is None
+        assert took >= BOUND * 0.9
+        assert dict(counters().write_timeouts) == {"wide_probe": 1}
+    finally:
+        reset_defaults()
+        stream.close()
+        ours.close()
+        theirs.close()
