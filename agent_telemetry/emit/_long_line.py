@@ -35,6 +35,8 @@ import time
 from collections.abc import Callable
 from typing import Final
 
+# The longest write a pipe takes whole or not at all (POSIX's minimum where unknown).
+PIPE_BUF: Final = getattr(select, "PIPE_BUF", 512)
 PAGE: Final = 4096  # a pipe's buffer is pages; the kernel fills one before the next
 _F_GETPIPE_SZ: Final = 1032
 # How long the first wait for room sleeps; each next one doubles, up to _LONGEST_NAP.
@@ -145,6 +147,3 @@ def long_lines(fd: int, ready: Callable[[int], list[tuple[int, int]]]) -> LongLi
     except OSError:
         return None
     return writer if writer.nowait is not None else None
-
-
-PIPE_BUF: Final = getattr(select, "PIPE_BUF", 512)
