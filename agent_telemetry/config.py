@@ -8,13 +8,14 @@ the key that holds it, never by echoing it: the file may come from anyone's bran
 from __future__ import annotations
 
 import re
-import tomllib
+import tomllib  # its error class only: _parse reads the file
 from collections.abc import Mapping, Set
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from agent_telemetry._parse import toml_document
 from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.schema.catalogue import MODULE_PATH
 from agent_telemetry.schema.compat import CompatException, ExceptionEntryError
@@ -279,7 +280,7 @@ def load_config(path: str | Path, known: KnownEvents | None = None) -> Deploymen
     """
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = toml_document(path.read_text(encoding="utf-8"), str(path), ConfigError)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:

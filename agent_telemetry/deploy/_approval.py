@@ -30,6 +30,7 @@ from typing import Any, Final, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_telemetry._files import read_text, write_text
+from agent_telemetry._parse import json_document
 from agent_telemetry._text import clean
 from agent_telemetry.deploy._plan import DeploymentPlan, compute_plan_hash
 from agent_telemetry.deploy._types import DEFAULT_VALID_DAYS, MAX_VALID_DAYS
@@ -41,6 +42,10 @@ MAX_APPROVER_CHARS = 100
 # Braille pattern, Khmer inherent vowels): a name made of them looks empty on review.
 _INVISIBLE: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u034f")
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+# How far ahead of this machine's clock a record's ``approved_at`` may be: the approving
+# machine's clock may run a little fast (Kerberos allows five minutes by default). A
+# record further ahead is refused: a date in 2099 would void the ceiling on valid_days.
+MAX_CLOCK_SKEW: Final = timedelta(minutes=5)
 
 
 class ApprovalError(AgentTelemetryError, ValueError):
@@ -98,10 +103,14 @@ class Approval(_Strict):
             sink_missing=self.sink.missing,
         )
 
-    def expires_at(self) -> datetime:
-        """When apply stops accepting this record (``approved_at`` + ``valid_days``)."""
-        approved = datetime.strptime(self.approved_at, _TIME_FORMAT).replace(tzinfo=UTC)
-        return approved + timedelta(days=self.valid_days)
+    def approved(self) -> datetime:
+        return datetime.strptime(self.approved_at, _TIME_FORMAT).replace(tzinfo=UTC)
+
+    def expires_at(self, now: datetime) -> datetime:
+        """When apply stops accepting this record: ``valid_days`` after ``approved_at``, or
+        after ``now`` when that is earlier, so a record dated ahead of the clock (within
+        ``MAX_CLOCK_SKEW``) is never valid for longer than it states."""
+        return min(self.approved(), now) + timedelta(days=self.valid_days)
 
     def field_digests(self) -> dict[str, str]:
         """sha256 of each field's canonical JSON: what ``field_sha256`` records."""
@@ -229,8 +238,8 @@ def parse_approval(text: str, origin: str = "approval") -> Approval:
 
     Each refusal names the field that is wrong, never its value."""
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = json_document(text, origin, ApprovalError)
+    except json.JSONDecodeError:
         raise ApprovalError(f"{origin}: not JSON") from None
     if not isinstance(data, dict) or "format" not in data:
         raise ApprovalError(f"{origin}: not an approval record (format)")
@@ -291,10 +300,18 @@ def _check_signoff(approval: Approval, origin: str) -> None:
     check_valid_days(approval.valid_days, f"{origin}: valid_days")
 
 
-def expiry_problem(approval: Approval, now: datetime | None = None) -> str | None:
-    """Why ``approval`` is too old to apply at ``now`` (None: it is still valid)."""
+def timing_problem(approval: Approval, now: datetime | None = None) -> str | None:
+    """Why ``approval`` cannot apply at ``now`` (None: it can): it is dated later than
+    ``now`` by more than ``MAX_CLOCK_SKEW``, or it expired."""
     now = (now or datetime.now(UTC)).astimezone(UTC)
-    expires = approval.expires_at()
+    if approval.approved() > now + MAX_CLOCK_SKEW:
+        minutes = int(MAX_CLOCK_SKEW.total_seconds() // 60)
+        return (
+            f"the approval is dated {approval.approved_at}, more than {minutes} minutes "
+            f"after this machine's clock ({now.strftime(_TIME_FORMAT)}): a record cannot be "
+            "approved in the future; check both clocks and run `views approve` again"
+        )
+    expires = approval.expires_at(now)
     if now >= expires:
         return (
             f"the approval expired at {expires.strftime(_TIME_FORMAT)} "

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from agent_telemetry.deploy._approval import Approval, approval_problems, expiry_problem
+from agent_telemetry.deploy._approval import Approval, approval_problems, timing_problem
 from agent_telemetry.deploy._plan import DeploymentPlan
 from agent_telemetry.deploy._types import TableState
 from agent_telemetry.views import TableField, ViewDefinition
@@ -88,13 +88,14 @@ def refusals(
 ) -> tuple[str, ...]:
     """Why apply must write nothing for ``plan``, in the order it checks; empty: go ahead.
 
-    The approval must not have expired (at ``now``, default: the clock) and must cover
+    The approval must be neither expired nor dated in the future (at ``now``, default:
+    the clock) and must cover
     the plan; no view may be blocked (a table in a view's place
     always is, a drifted or unmanaged view is unless ``adopt``); every generated view must
     dry-run, unless ``patch_sink`` is to add the sink fields first (then the views that
     failed are dry-run again after the patch).
     """
-    expired = expiry_problem(approval, now)
+    expired = timing_problem(approval, now)
     if expired is not None:
         return (expired,)
     problems = approval_problems(approval, plan)

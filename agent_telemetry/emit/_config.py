@@ -87,7 +87,7 @@ def configure(
     line to stamp its ``time`` (a simulation, a replay, a test that wants exact times);
     ``clock=None`` goes back to the real clock. A clock that raises or returns a
     non-integer makes the line an ``internal_error`` rejection (strict: raises).
-    ``write_timeout``: seconds (0.1 by default) an ``emit`` may wait for another thread's
+    ``write_timeout``: seconds (1 by default) an ``emit`` may wait for another thread's
     write and then for a pipe, socket or terminal to drain; past it the line is dropped
     whole and counted in ``write_timeouts``. 0 never waits. Raises ``ValueError`` unless
     it is a finite number >= 0 (a configuration mistake, not telemetry).

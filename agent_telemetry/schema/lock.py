@@ -28,6 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_telemetry._files import read_text_or_none
+from agent_telemetry._parse import json_document
 from agent_telemetry._text import clean
 from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.schema.capacity import event_capacity, field_values, show_bits, tenths
@@ -264,7 +265,7 @@ def parse_lock(data: Mapping[str, Any]) -> SchemaLock:
 
 def load_lock(text: str, source: str = "schema.lock.json") -> SchemaLock:
     try:
-        data = json.loads(text)
+        data = json_document(text, source, LockFormatError)
     except json.JSONDecodeError as exc:
         raise LockFormatError(f"{source}:{exc.lineno}: not JSON: {exc.msg}") from None
     if not isinstance(data, dict):

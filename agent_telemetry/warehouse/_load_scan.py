@@ -21,12 +21,18 @@ from typing import Any
 
 import orjson
 
+from agent_telemetry._parse import MAX_NESTING
 from agent_telemetry.warehouse._source import MAX_RECORD, LogInput
 from agent_telemetry.warehouse._structure import ArraySplitter, Broken, nesting
 
-# orjson's documented limit ("recurses 1024 levels deep"); the array reader and the
-# fallback parser apply the same one, so a record is too deep the same way everywhere.
-MAX_DEPTH = 1024
+# The package's one nesting limit (``_parse``), far below orjson's own (1,024 levels): a
+# value orjson returns is walked again afterwards (the copies' spool pickles it), and
+# Python's recursion limit is 1,000 frames. orjson, the array reader and the fallback
+# parser apply it alike, so a record is too deep the same way everywhere.
+MAX_DEPTH = MAX_NESTING
+# A record with no more brackets than this cannot nest past MAX_DEPTH: only one with
+# more is measured (two counts in C per record, no Python loop).
+_DEEP_BRACKETS = MAX_DEPTH
 _BOM = codecs.BOM_UTF8
 _JSON_START = (b"{", b"[")
 
@@ -128,9 +134,19 @@ def classify(raw: bytes, *, element: bool = False) -> tuple[Kind, Any]:
     if len(text) > MAX_RECORD:
         return Kind.OVERSIZED, None
     try:
-        return Kind.OTHER_JSON, orjson.loads(text)
+        value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return _refused(text)
+    if _too_deep(text):
+        return Kind.TOO_DEEP, None
+    return Kind.OTHER_JSON, value
+
+
+def _too_deep(text: bytes) -> bool:
+    """Whether a record orjson parsed nests deeper than MAX_DEPTH (below its own limit)."""
+    if text.count(b"[") + text.count(b"{") <= _DEEP_BRACKETS:
+        return False
+    return nesting(text, MAX_DEPTH)[0] > MAX_DEPTH
 
 
 def _refused(text: bytes) -> tuple[Kind, Any]:
@@ -182,6 +198,8 @@ def _record(raw: bytes, position: int, *, element: bool = False) -> Record:
         except orjson.JSONDecodeError:
             pass
         else:
+            if _too_deep(raw):
+                return Record(Kind.TOO_DEEP, None, position)
             return Record(*telemetry_of(value), position)
     kind, value = classify(raw, element=element)
     if kind is not Kind.OTHER_JSON:

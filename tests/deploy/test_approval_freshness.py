@@ -1,7 +1,8 @@
 """The deployment edges of an approval, without a server: a record goes stale after its
-stated number of days, an approver's name must be visible, and a view that is not what
-the plan read is never written (``changed_since_plan``). tests/deploy/bigquery holds the
-last against the emulator, through ``apply_planned``."""
+stated number of days, one dated ahead of the clock is refused (beyond a small skew), an
+approver's name must be visible, and a view that is not what the plan read is never
+written (``changed_since_plan``). tests/deploy/bigquery holds the last against the
+emulator, through ``apply_planned``."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from agent_telemetry.deploy._approval import (
+    MAX_CLOCK_SKEW,
     ApprovalError,
     approve,
     check_approver,
-    expiry_problem,
     parse_approval,
+    timing_problem,
     write_approval,
 )
 from agent_telemetry.deploy._decide import changed_since_plan, refusals
@@ -51,8 +53,49 @@ def test_an_old_approval_is_refused_even_after_the_views_it_covered_were_deleted
     planned = plan()
     record = approve(planned, "Ana", now=APPROVED - timedelta(days=365))
     assert record.plan_hash == planned.plan_hash
-    assert expiry_problem(record, APPROVED) is not None
+    assert timing_problem(record, APPROVED) is not None
     assert refusals(planned, record, adopt=False, patch_sink=False, now=APPROVED) != ()
+
+
+def test_an_approval_dated_in_2099_is_refused_today() -> None:
+    """Otherwise a record dated far ahead would apply today and for decades."""
+    planned = plan()
+    record = approve(planned, "Ana", now=datetime(2099, 1, 1, tzinfo=UTC), valid_days=90)
+    assert record.plan_hash == planned.plan_hash  # covers the plan: only its date is wrong
+
+    refused = refusals(planned, record, adopt=False, patch_sink=False, now=APPROVED)
+
+    assert refused == (
+        "the approval is dated 2099-01-01T00:00:00Z, more than 5 minutes after this "
+        "machine's clock (2026-12-01T10:00:00Z): a record cannot be approved in the future; "
+        "check both clocks and run `views approve` again",
+    )
+    # Read from disk through the real clock, too: the check is not only in tests' `now`.
+    assert timing_problem(record) is not None
+
+
+def test_an_approval_ahead_of_the_clock_by_at_most_the_skew_is_accepted() -> None:
+    planned = plan()
+    ahead = approve(planned, "Ana", now=APPROVED + MAX_CLOCK_SKEW)
+    beyond = approve(planned, "Ana", now=APPROVED + MAX_CLOCK_SKEW + timedelta(seconds=1))
+
+    assert refusals(planned, ahead, adopt=False, patch_sink=False, now=APPROVED) == ()
+    assert timing_problem(beyond, APPROVED) is not None
+
+
+def test_expiry_counts_from_the_clock_when_the_record_is_dated_ahead_of_it() -> None:
+    """A record dated 5 minutes ahead is valid for its stated days from now, not 5
+    minutes longer; one dated in the past counts from its own date."""
+    planned = plan()
+    ahead = approve(planned, "Ana", now=APPROVED + MAX_CLOCK_SKEW, valid_days=3)
+    past = approve(planned, "Ana", now=APPROVED - timedelta(days=1), valid_days=3)
+
+    assert ahead.expires_at(APPROVED) == APPROVED + timedelta(days=3)
+    assert past.expires_at(APPROVED) == APPROVED + timedelta(days=2)
+    # Checked three days after `now`, with `now` then still ahead of approved_at: expired.
+    later = APPROVED + timedelta(days=3)
+    assert ahead.expires_at(later) == APPROVED + MAX_CLOCK_SKEW + timedelta(days=3)
+    assert timing_problem(past, later - timedelta(days=1)) is not None
 
 
 def test_the_validity_is_stated_in_the_record_and_covered_by_its_digests(tmp_path: Path) -> None:

@@ -62,8 +62,8 @@ def test_eight_threads_write_80000_whole_lines(tmp_path: Path) -> None:
 
     with path.open("w", encoding="utf-8") as file:
         reset_counters()
-        # This stream always drains: no line may be dropped. The default 100 ms wait for
-        # the write lock is for a stalled stream; on a loaded machine eight threads can
+        # This stream always drains: no line may be dropped. The write timeout (the wait for
+        # the write lock) is for a stalled stream; on a loaded machine eight threads can
         # wait that long for their turn (2 lines of 80,000 were dropped that way).
         configure(stream=Pieces(file), strict=False, write_timeout=60)
         try:
