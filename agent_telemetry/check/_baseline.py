@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from agent_telemetry._parse import toml_document
 from agent_telemetry._text import clean
 from agent_telemetry.check._git import GitRefError, commit_of, file_at, repository_root
 from agent_telemetry.config import ConfigError, parse_config
@@ -65,7 +66,9 @@ def read_baseline(ref: str, project: Project) -> Baseline:
     config_path, text = found
     origin = f"{ref}:{config_path}"
     try:
-        setting = parse_config(tomllib.loads(text), origin=clean(origin)).catalogue
+        # Through the parsing door: the base is as untrusted as the head (nesting limit).
+        data = toml_document(text, clean(origin), ConfigError)
+        setting = parse_config(data, origin=clean(origin)).catalogue
     except (tomllib.TOMLDecodeError, ConfigError) as exc:
         raise BaselineError(f"the base's {CONFIG_NAME} does not read ({exc})") from None
     if setting is None:
