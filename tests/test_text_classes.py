@@ -128,3 +128,73 @@ def test_each_line_of_a_message_is_neutralised_on_its_own() -> None:
 
 def test_a_workflow_message_keeps_one_line() -> None:
     assert github_data("  ::warning::x\r\n%") == "  \\x3a:warning::x\\r\\n%25"
+
+
+def test_each_escape_form_starts_where_python_starts_it() -> None:
+    # The last code point of each form and the first of the next: \xff, \u0100, \uffff,
+    # \U00010000 (U+00FF is a letter and stays; U+0100 too: their neighbours show the
+    # forms through characters that are escaped).
+    for char, want in (
+        ("\x9f", "\\x9f"),
+        ("\u00ad", "\\xad"),  # soft hyphen: a format character in the \x form
+        ("\u0378", "\\u0378"),  # unassigned, just past \xff
+        ("\uffff", "\\uffff"),
+        ("\U00010000", "\U00010000"),  # LINEAR B SYLLABLE B008 A: a letter, shown
+        ("\U0001000c", "\\U0001000c"),  # unassigned, just past \uffff
+        ("\U0010ffff", "\\U0010ffff"),
+    ):
+        assert clean(char) == want, hex(ord(char))
+
+
+def test_rich_text_is_the_clean_text_never_read_as_markup() -> None:
+    from agent_telemetry._text import rich_text
+
+    text = rich_text("[bold]x[/]\x1b[2J", style="red")
+    assert (text.plain, str(text.style)) == ("[bold]x[/]\\x1b[2J", "red")
+    assert rich_text("a").style == ""
+
+
+def test_markup_shows_brackets_as_written() -> None:
+    from rich.text import Text
+
+    from agent_telemetry._text import markup
+
+    assert Text.from_markup(markup("[prod]\u202e ::x")).plain == "[prod]\\u202e ::x"
+
+
+def test_a_workflow_property_escapes_its_separators() -> None:
+    from agent_telemetry._text import github_property
+
+    assert github_property("a:b,c%d\n::e") == "a%3Ab%2Cc%25d\\n%3A%3Ae"
+    assert github_property("::x") == "\\x3a%3Ax"
+
+
+def test_clean_json_cleans_every_string_and_key_and_keeps_the_rest() -> None:
+    from agent_telemetry._text import clean_json
+
+    value = {
+        "\x1bkey": ["::add-mask::x", ("##[group]", 1)],
+        "n": {"deep": "\u202e"},
+        3: None,
+        "t": True,
+        "f": 1.5,
+    }
+    assert clean_json(value) == {
+        "\\x1bkey": ["\\x3a:add-mask::x", ["#\\x23[group]", 1]],
+        "n": {"deep": "\\u202e"},
+        3: None,
+        "t": True,
+        "f": 1.5,
+    }
+
+
+def test_clean_of_an_object_whose_str_fails_names_its_type() -> None:
+    class Broken:
+        def __str__(self) -> str:
+            raise ValueError("jane.doe@example.com")
+
+    assert clean(Broken()) == "<Broken>"
+    assert clean(42) == "42"
+    assert lines(Broken()) == ["<Broken>"]
+    assert lines("") == [""]
+    assert lines(b"a\nb") == ["b'a\\nb'"]  # str() of a non-str: one line
