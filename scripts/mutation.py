@@ -87,7 +87,7 @@ GROUPS: dict[str, Group] = {
             "tests/test_outside_text.py::test_markup_escapes_what_rich_would_read",
         ],
     ),
-    "files": Group([f"{PKG}/_files.py"], ["tests/test_files.py"]),
+    "files": Group([f"{PKG}/_files.py"], ["tests/test_files.py", "tests/test_files_layer.py"]),
     "project": Group(
         [f"{PKG}/project.py", f"{PKG}/config.py"], ["tests/test_project.py", "tests/test_config.py"]
     ),
