@@ -198,3 +198,18 @@ def test_clean_of_an_object_whose_str_fails_names_its_type() -> None:
     assert lines(Broken()) == ["<Broken>"]
     assert lines("") == [""]
     assert lines(b"a\nb") == ["b'a\\nb'"]  # str() of a non-str: one line
+
+
+def test_a_double_colon_after_other_text_stays_as_written() -> None:
+    # Only blanks before "::" make a workflow command; any other text keeps it plain.
+    for text in ("X::y", "XX ::add-mask::z", "a::b", "std::vector"):
+        assert clean(text) == text
+    assert clean("\u200b::x") == "\\u200b::x"  # the runner sees "\u200b", not "::"
+
+
+def test_a_str_is_cleaned_as_it_holds_whatever_its_str_says() -> None:
+    class Shown(str):
+        def __str__(self) -> str:
+            return "\x1b[2J::add-mask::x"
+
+    assert clean(Shown("plain")) == "plain"
