@@ -5,6 +5,8 @@ text), and the modes a written file ends with."""
 from __future__ import annotations
 
 import os
+import re
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,3 +111,26 @@ def test_a_write_that_cannot_replace_leaves_no_temporary_file(tmp_path: Path) ->
     with pytest.raises(IsADirectoryError):
         write_text(folder, "x")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_a_write_needs_no_temporary_folder_and_stages_beside_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The staged copy is written in the file's own folder (one file system: the rename
+    # is atomic), hidden and named after the file, so one left by a killed process is
+    # never read as a view: ``.view.sql.<random>.tmp``.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-tmp"))
+    staged: list[str] = []
+    real_replace = os.replace
+
+    def replace(source: str, target: Path) -> None:
+        staged.append(str(source))
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+    path = tmp_path / "view.sql"
+    write_text(path, "x")
+    assert path.read_text(encoding="utf-8") == "x"
+    (source,) = staged
+    assert Path(source).parent == tmp_path
+    assert re.fullmatch(r"\.view\.sql\.[^./]+\.tmp", Path(source).name), source
