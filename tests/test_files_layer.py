@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_telemetry import _files
 from agent_telemetry._files import is_file, read_text, read_text_or_none, unlink, write_text
 from agent_telemetry.errors import FileRefusedError
 
@@ -84,9 +85,9 @@ def test_a_path_that_cannot_be_opened_says_why(tmp_path: Path) -> None:
 
 @pytest.fixture
 def umask() -> Iterator[int]:
-    old = os.umask(0o027)
+    old = os.umask(0o002)
     try:
-        yield 0o027
+        yield 0o002
     finally:
         os.umask(old)
 
@@ -134,3 +135,14 @@ def test_a_write_needs_no_temporary_folder_and_stages_beside_the_file(
     (source,) = staged
     assert Path(source).parent == tmp_path
     assert re.fullmatch(r"\.view\.sql\.[^./]+\.tmp", Path(source).name), source
+
+
+def test_a_symlink_swapped_in_after_the_check_is_refused_at_open(
+    link: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The race: the path was a file when checked, a link when opened. O_NOFOLLOW makes
+    # the open fail; the target is never read.
+    monkeypatch.setattr(_files, "_not_a_link", lambda path: True)
+    message = _refusal(lambda: read_text(link))
+    assert message.endswith("li\\x1bnk.sql: cannot be read (Too many levels of symbolic links)")
+    assert "target text" not in message
