@@ -146,3 +146,18 @@ def test_a_symlink_swapped_in_after_the_check_is_refused_at_open(
     message = _refusal(lambda: read_text(link))
     assert message.endswith("li\\x1bnk.sql: cannot be read (Too many levels of symbolic links)")
     assert "target text" not in message
+
+
+def test_an_error_without_a_reason_is_named_by_its_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "v.sql"
+    path.write_text("x", encoding="utf-8")
+
+    def no_reason(*args: object, **kwargs: object) -> int:
+        raise PermissionError  # an OSError with no strerror
+
+    monkeypatch.setattr(os, "open", no_reason)
+    assert _refusal(lambda: read_text(path)) == f"{path}: cannot be read (PermissionError)"
+    monkeypatch.setattr(Path, "lstat", no_reason)
+    assert _refusal(lambda: is_file(path)) == f"{path}: cannot be read (PermissionError)"
