@@ -91,7 +91,13 @@ GROUPS: dict[str, Group] = {
     "project": Group(
         [f"{PKG}/project.py", f"{PKG}/config.py"], ["tests/test_project.py", "tests/test_config.py"]
     ),
-    "check-init": Group([f"{PKG}/check/_init.py"], ["tests/check/test_service_repo.py"]),
+    "check-init": Group(
+        [f"{PKG}/check/_init.py"],
+        [
+            "tests/check/test_service_repo.py::test_init_sets_an_empty_repository_up_once",
+            "tests/check/test_service_repo.py::test_init_refuses_before_writing_anything",
+        ],
+    ),
     "capacity": Group(
         [f"{PKG}/schema/capacity.py", f"{PKG}/schema/lock.py"],
         [
