@@ -96,6 +96,7 @@ GROUPS: dict[str, Group] = {
         [
             "tests/check/test_service_repo.py::test_init_sets_an_empty_repository_up_once",
             "tests/check/test_service_repo.py::test_init_refuses_before_writing_anything",
+            "tests/check/test_init_plan.py",
         ],
     ),
     "capacity": Group(
