@@ -89,7 +89,8 @@ GROUPS: dict[str, Group] = {
     ),
     "files": Group([f"{PKG}/_files.py"], ["tests/test_files.py", "tests/test_files_layer.py"]),
     "project": Group(
-        [f"{PKG}/project.py", f"{PKG}/config.py"], ["tests/test_project.py", "tests/test_config.py"]
+        [f"{PKG}/project.py", f"{PKG}/config.py"],
+        ["tests/test_project.py", "tests/test_config.py", "tests/check/test_reviewed.py"],
     ),
     "check-init": Group(
         [f"{PKG}/check/_init.py"],
