@@ -119,11 +119,14 @@ test:
 # against its own tests at a time (scripts/mutation.py, docs/testing.md). Not part of
 # `make test`: it reruns the tests once per mutant. Incremental: each group's results stay
 # in .mutation/<group>/mutants/ and only mutants of changed functions rerun.
-# MUTATION_GROUP=emit (schema, emit, views, deploy, warehouse) runs one group;
+# MUTATION_GROUP=text (a group of scripts/mutation.py GROUPS) runs one group;
+# MUTATION_MODULE=agent_telemetry/_text.py one module alone, against its group's tests;
 # MUTATION_GROUP=deploy-server (opt-in, hours) adds the emulator tests to deploy's.
 MUTATION_GROUP ?=
+MUTATION_MODULE ?=
 mutation: $(STAMP) $(if $(filter deploy-server,$(MUTATION_GROUP)),$(EMU_STAMP))
-	$(BIN)/python scripts/mutation.py $(if $(MUTATION_GROUP),--group $(MUTATION_GROUP))
+	$(BIN)/python scripts/mutation.py $(if $(MUTATION_GROUP),--group $(MUTATION_GROUP)) \
+		$(if $(MUTATION_MODULE),--module $(MUTATION_MODULE))
 
 clean:
 	rm -rf $(VENV) $(EMU_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis mutants .mutation

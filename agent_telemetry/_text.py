@@ -37,7 +37,13 @@ _NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _ESCAPED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
 # Letters and symbols that render as nothing (Hangul fillers, the braille blank) and the
 # Mongolian vowel separator; spaces other than U+0020 are escaped by category below.
-_INVISIBLE: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+# Also the marks that draw nothing (the combining grapheme joiner, the Khmer inherent
+# vowels, every variation selector): a run of variation selectors after one visible
+# character can carry any bytes unseen.
+_INVISIBLE: Final = frozenset(
+    "\u115f\u1160\u3164\uffa0\u2800\u180e\u034f\u17b4\u17b5"
+    + "".join(map(chr, [*range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]))
+)
 
 
 def _escape(char: str) -> str:

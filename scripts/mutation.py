@@ -1,6 +1,12 @@
-"""`make mutation`: mutmut 3 over the promise-critical modules, one group at a time.
+"""`make mutation`: mutmut 3 over every module of the package, one group at a time.
 
     .venv/bin/python scripts/mutation.py [--group NAME]... [--children N]
+    .venv/bin/python scripts/mutation.py --module agent_telemetry/_text.py
+
+Every module is in exactly one group (tests/mutation/test_groups.py holds it so).
+``--module`` mutates one module alone against its group's tests, in a copy of its own
+(``.mutation/<group>.<module>/``). At the end a table gives each group's mutants,
+killed, equivalent, survived, timeouts, score and time.
 
 Each group's modules are mutated against the group's own tests, in its own copy of the
 repository's tracked files under ``.mutation/<group>/``; mutmut keeps its results in
@@ -14,7 +20,7 @@ without mutmut's configuration, and fail before any mutant runs.
 
 The deploy group mutates the modules that decide (approval, plan, what apply refuses)
 against the tests that need no server. ``--group deploy-server`` mutates the modules
-that read and write through the client (``_read``, ``_apply``) against
+that read and write through the client (``_read``, ``_apply``, ``_client``) against
 ``tests/deploy/bigquery/test_deploy.py`` as well: one emulator serves all its mutants
 (started here, named to the tests by ``AGENT_TELEMETRY_BQEMULATOR_ENDPOINT``). It is not
 in the default run: a mutant those tests do not kill costs their whole ~70 s, so the
@@ -25,12 +31,14 @@ they run the command in a subprocess, which mutmut cannot observe.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,35 +69,103 @@ DEPLOY_MODULES = [
     "agent_telemetry/deploy/_decide.py",
 ]
 # The ones that read and write through the client: only the emulator tests reach them.
-DEPLOY_SERVER_MODULES = ["agent_telemetry/deploy/_read.py", "agent_telemetry/deploy/_apply.py"]
+DEPLOY_SERVER_MODULES = [
+    "agent_telemetry/deploy/_read.py",
+    "agent_telemetry/deploy/_apply.py",
+    "agent_telemetry/deploy/_client.py",
+]
+PKG = "agent_telemetry"
+# Every module of the package is in exactly one group (tests/mutation/test_groups.py holds
+# it so). The groups of the modules added since the first five come first; the "-rest"
+# groups hold what the promise-critical groups left out, against their package's tests.
 GROUPS: dict[str, Group] = {
+    "text": Group(
+        [f"{PKG}/_text.py"],
+        [
+            "tests/test_text_classes.py",
+            "tests/test_outside_text.py::test_clean_keeps_one_line_and_is_stable",
+            "tests/test_outside_text.py::test_markup_escapes_what_rich_would_read",
+        ],
+    ),
+    "files": Group([f"{PKG}/_files.py"], ["tests/test_files.py", "tests/test_files_layer.py"]),
+    "project": Group(
+        [f"{PKG}/project.py", f"{PKG}/config.py"],
+        ["tests/test_project.py", "tests/test_config.py", "tests/check/test_reviewed.py"],
+    ),
+    # The trust boundaries' doors (docs/security.md): one catalogue loader, one parser,
+    # one baseline reader, each against the table-driven test that runs every entry point.
+    "doors": Group(
+        [f"{PKG}/_loader.py", f"{PKG}/_parse.py", f"{PKG}/check/_baseline.py"],
+        [
+            "tests/schema/test_catalogue_door.py",
+            "tests/test_nesting.py",
+            "tests/test_discovery.py",
+            "tests/check/test_baseline.py",
+            "tests/emit/test_configure_catalogue.py",
+        ],
+    ),
+    "check-init": Group(
+        [f"{PKG}/check/_init.py"],
+        [
+            "tests/check/test_service_repo.py::test_init_sets_an_empty_repository_up_once",
+            "tests/check/test_service_repo.py::test_init_refuses_before_writing_anything",
+            "tests/check/test_init_plan.py",
+        ],
+    ),
+    "capacity": Group(
+        [f"{PKG}/schema/capacity.py", f"{PKG}/schema/lock.py"],
+        [
+            "tests/schema/test_capacity.py",
+            "tests/schema/test_capacity_growth.py",
+            "tests/schema/test_lock.py",
+            "tests/check/test_capacity_gate.py",
+        ],
+    ),
+    "warehouse-copies": Group(
+        [
+            f"{PKG}/warehouse/_copies.py",
+            f"{PKG}/warehouse/_load_fast.py",
+            f"{PKG}/warehouse/_load_sql.py",
+            f"{PKG}/warehouse/_checklogs_fast.py",
+            f"{PKG}/warehouse/_inputs.py",
+        ],
+        ["tests/warehouse"],
+    ),
+    "lanes": Group(
+        [f"{PKG}/views/_lanes.py", f"{PKG}/views/_lanes_proof.py"],
+        [
+            "tests/views/test_render.py",
+            "tests/warehouse/test_lane_health.py",
+            "tests/demo/test_lane_health.py",
+        ],
+    ),
+    "report": Group(
+        [f"{PKG}/report/{m}.py" for m in ("__init__", "_page", "_svg", "charts", "cli")],
+        ["tests/report", "--ignore=tests/report/test_report_browser.py"],
+    ),
     "schema": Group(
         [
-            "agent_telemetry/schema/rules.py",
-            "agent_telemetry/schema/identifiers.py",
-            "agent_telemetry/schema/spec.py",
-            "agent_telemetry/schema/_base.py",
-            "agent_telemetry/schema/buckets.py",
-            "agent_telemetry/schema/compat.py",
-            "agent_telemetry/schema/capacity.py",
+            f"{PKG}/schema/rules.py",
+            f"{PKG}/schema/identifiers.py",
+            f"{PKG}/schema/spec.py",
+            f"{PKG}/schema/_base.py",
+            f"{PKG}/schema/buckets.py",
+            f"{PKG}/schema/compat.py",
         ],
         ["tests/schema"],
     ),
     "emit": Group(
         [
-            "agent_telemetry/emit/_validate.py",
-            "agent_telemetry/emit/_fast_record.py",
-            "agent_telemetry/emit/_processors.py",
-            "agent_telemetry/emit/_output.py",
+            f"{PKG}/emit/_validate.py",
+            f"{PKG}/emit/_fast_record.py",
+            f"{PKG}/emit/_processors.py",
+            f"{PKG}/emit/_output.py",
+            f"{PKG}/emit/_long_line.py",
         ],
         ["tests/emit", f"--deselect={SLOW}"],
     ),
     "views": Group(
-        [
-            "agent_telemetry/views/_bindings.py",
-            "agent_telemetry/views/_render.py",
-            "agent_telemetry/views/_describe.py",
-        ],
+        [f"{PKG}/views/_bindings.py", f"{PKG}/views/_render.py", f"{PKG}/views/_describe.py"],
         ["tests/views"],
     ),
     "deploy": Group(DEPLOY_MODULES, ["tests/deploy", "--ignore=tests/deploy/bigquery"]),
@@ -105,11 +181,157 @@ GROUPS: dict[str, Group] = {
     ),
     "warehouse": Group(
         [
-            "agent_telemetry/warehouse/_load.py",
-            "agent_telemetry/warehouse/_load_scan.py",
-            "agent_telemetry/warehouse/_checklogs.py",
+            f"{PKG}/warehouse/_load.py",
+            f"{PKG}/warehouse/_load_scan.py",
+            f"{PKG}/warehouse/_checklogs.py",
         ],
         ["tests/warehouse"],
+    ),
+    # What the groups above leave out: each package's other modules against its tests.
+    "schema-rest": Group(
+        [
+            f"{PKG}/schema/{m}.py"
+            for m in (
+                "__init__",
+                "catalogue",
+                "coreschema",
+                "coverage",
+                "envelope",
+                "events",
+                "retired",
+                "sql_keywords",
+                "versions",
+            )
+        ],
+        ["tests/schema"],
+    ),
+    "emit-rest": Group(
+        [
+            f"{PKG}/emit/{m}.py"
+            for m in (
+                "__init__",
+                "_capture",
+                "_config",
+                "_counters",
+                "_emit",
+                "_errors",
+                "_guard",
+                "_logger",
+                "_time",
+                "pytest_plugin",
+            )
+        ],
+        ["tests/emit", f"--deselect={SLOW}"],
+    ),
+    "views-rest": Group(
+        [
+            f"{PKG}/views/{m}.py"
+            for m in (
+                "__init__",
+                "_build",
+                "_dedupe",
+                "_docs",
+                "_generate",
+                "_inline",
+                "_pruning",
+                "_reading",
+                "_sink",
+                "_sql_error",
+                "cli",
+                "cli_options",
+                "table_field",
+            )
+        ],
+        ["tests/views"],
+    ),
+    "warehouse-rest": Group(
+        [
+            f"{PKG}/warehouse/{m}.py"
+            for m in (
+                "__init__",
+                "_checklogs_render",
+                "_duckdb_dedupe",
+                "_duckdb_types",
+                "_duckdb_views",
+                "_judge",
+                "_judge_sql",
+                "_judge_typed",
+                "_load_progress",
+                "_preview",
+                "_query",
+                "_rare",
+                "_source",
+                "_structure",
+                "_warehouse",
+                "cli",
+                "results",
+            )
+        ],
+        ["tests/warehouse"],
+    ),
+    "deploy-rest": Group(
+        [
+            f"{PKG}/deploy/{m}.py"
+            for m in (
+                "__init__",
+                "_capacity",
+                "_identity",
+                "_plan_document",
+                "_plan_markdown",
+                "_report",
+                "_review_page",
+                "_sink",
+                "_types",
+                "cli",
+            )
+        ],
+        ["tests/deploy", "--ignore=tests/deploy/bigquery"],
+    ),
+    "check": Group(
+        [
+            f"{PKG}/check/{m}.py"
+            for m in (
+                "__init__",
+                "_beside",
+                "_definition",
+                "_findings",
+                "_format",
+                "_git",
+                "_locate",
+                "_paths",
+                "_run",
+                "_schema_stages",
+                "_view_stages",
+                "cli",
+            )
+        ],
+        ["tests/check"],
+    ),
+    "analyze": Group(
+        [
+            f"{PKG}/analyze/{m}.py"
+            for m in (
+                "__init__",
+                "_analyzer",
+                "_catalog",
+                "_errors",
+                "_evaluate",
+                "_limits",
+                "_run",
+                "_runtime",
+                "_views",
+                "cli",
+            )
+        ],
+        ["tests/analyze"],
+    ),
+    "demo": Group(
+        [f"{PKG}/demo/{m}.py" for m in ("__init__", "_report", "_sim", "_workload", "cli")],
+        ["tests/demo"],
+    ),
+    "entry": Group(
+        [f"{PKG}/{m}.py" for m in ("__init__", "_entry", "_lazy", "_pages", "cli", "errors")],
+        ["tests/cli", "tests/test_import_rules.py", "tests/test_packaging.py"],
     ),
 }
 OPT_IN = {"deploy-server"}  # only when named: hours on two cores
@@ -119,10 +341,21 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(f'"{item}"' for item in items) + "]"
 
 
-def prepare(group: str) -> Path:
-    """The group's copy: the tracked files as they are now, its own [tool.mutmut]."""
+def group_of(module: str) -> str:
+    """The group that mutates ``module`` (a path such as ``agent_telemetry/_text.py``)."""
+    for name, group in GROUPS.items():
+        if module in group.modules:
+            return name
+    sys.exit(f"{module}: in no group of scripts/mutation.py")
+
+
+def prepare(group: str, module: str | None = None) -> Path:
+    """The group's copy: the tracked files as they are now, its own [tool.mutmut].
+    One ``module`` of the group gets a copy of its own, mutating that module alone."""
     modules, tests = GROUPS[group].modules, GROUPS[group].tests
     copy = WORK / group
+    if module is not None:
+        modules, copy = [module], WORK / f"{group}.{Path(module).stem}"
     tracked = subprocess.run(
         ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
     ).stdout.decode()
@@ -154,8 +387,9 @@ def survivors(copy: Path) -> list[str]:
     return re.findall(r"^\s*(\S+): (?:survived|no tests|timeout)$", out, flags=re.MULTILINE)
 
 
-def run(group: str, children: int) -> int:
-    copy = prepare(group)
+def run(group: str, children: int, module: str | None = None) -> int:
+    started = time.monotonic()
+    copy = prepare(group, module)
     # mutmut reruns only the mutants of changed functions; a survivor of an unchanged one
     # keeps its verdict even when a test written since would kill it, so those are named
     # to mutmut again after the run.
@@ -164,7 +398,7 @@ def run(group: str, children: int) -> int:
     # a function added since reads as "no tests". Collecting it again costs one run of
     # the group's tests; the mutants' results are kept (unchanged functions are not rerun).
     (copy / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
-    print(f"== {group}: {', '.join(GROUPS[group].modules)}", flush=True)
+    print(f"== {group}: {module or ', '.join(GROUPS[group].modules)}", flush=True)
     env = dict(os.environ)
     with ExitStack() as stack:
         if GROUPS[group].emulator:
@@ -179,16 +413,40 @@ def run(group: str, children: int) -> int:
     report = subprocess.run(
         [sys.executable, str(copy / "scripts" / "mutation_report.py")], cwd=copy, check=False
     )
+    summary = copy / "mutants" / "summary.json"
+    figures = json.loads(summary.read_text()) if summary.is_file() else {}
+    ROWS.append((copy.name, figures, time.monotonic() - started))
     return report.returncode
+
+
+ROWS: list[tuple[str, dict[str, float], float]] = []
+
+
+def table() -> str:
+    """The groups run, one row each (markdown, as docs/testing.md keeps them)."""
+    out = ["| group | mutants | killed | equivalent | survived | timeout | score | time |"]
+    out.append("|---|---|---|---|---|---|---|---|")
+    for name, f, seconds in ROWS:
+        cells = [f.get(k, "?") for k in ("mutants", "killed", "equivalent", "survived", "timeout")]
+        score = f"{f['score']:.1%}" if "score" in f else "?"
+        out.append(f"| {name} | {' | '.join(map(str, cells))} | {score} | {seconds / 60:.1f} min |")
+    return "\n".join(out)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--group", action="append", choices=sorted(GROUPS))
+    parser.add_argument(
+        "--module", help="one module alone, e.g. agent_telemetry/_text.py (its own copy)"
+    )
     parser.add_argument("--children", type=int, default=2)
     args = parser.parse_args()
-    default = [name for name in GROUPS if name not in OPT_IN]
-    failed = [g for g in args.group or default if run(g, args.children) != 0]
+    if args.module:
+        failed = [args.module] if run(group_of(args.module), args.children, args.module) else []
+    else:
+        default = [name for name in GROUPS if name not in OPT_IN]
+        failed = [g for g in args.group or default if run(g, args.children) != 0]
+    print(table())
     if failed:
         print(f"groups with unexplained survivors or below the target: {', '.join(failed)}")
     return 1 if failed else 0

@@ -66,6 +66,7 @@ def run_beside(first: Callable[[], T], second: Callable[[], U]) -> tuple[T, U]:
         child.join(timeout=5)
         if child.is_alive():
             child.kill()
+            child.join()  # reaped here, or a later os.wait() of this process gets it
     if not ok:
         assert isinstance(theirs, BaseException)
         raise theirs

@@ -541,6 +541,12 @@ def _capacity_growth(base: SchemaLock, current: SchemaLock) -> Iterator[Change]:
             was += f" (version {found[0]})"
         what = ", ".join(grown) if grown else "no fields"
         detail = f"capacity grew from {was} to {after.bits} bits per line ({what})"
+        if before is not None and after.tenths <= before.tenths:
+            # One field widened while others narrowed: a new channel all the same.
+            detail = (
+                f"capacity changed from {was} to {after.bits} bits per line, "
+                f"a field can say more ({what})"
+            )
         reviewed, refused = _covering_review(known, name, version, entry, after.tenths)
         if reviewed is None:
             detail += "".join(f"; {why}" for why in refused)

@@ -85,6 +85,29 @@ def test_the_first_stages_exception_comes_first_and_no_child_is_left() -> None:
     assert answer == {"raised": "'first'", "children": 0}
 
 
+def test_a_child_that_lingers_after_its_answer_is_killed_and_reaped() -> None:
+    # The child answers, then its exit hangs (a finaliser of the forked process): after
+    # 5 s it is killed, and reaped at once. A zombie left behind would be the next
+    # os.wait() of whatever runs the check in-process (mutmut's runner crashed on one).
+    answer = _run(
+        """
+        import time
+        from multiprocessing import util
+        def second():
+            if os.getpid() != here:
+                util.Finalize(None, time.sleep, args=(60,), exitpriority=0)
+            return 2
+        mine, theirs = run_beside(first, second)
+        try:
+            left = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            left = None
+        print(json.dumps({"theirs": theirs, "left": left}))
+        """
+    )
+    assert answer == {"theirs": 2, "left": None}
+
+
 def test_a_child_that_dies_without_an_answer_leaves_its_work_to_this_process() -> None:
     answer = _run(
         """

@@ -242,6 +242,63 @@ def test_required_field_invalid_still_writes_the_rest(lenient: io.StringIO) -> N
     assert line["invalid_fields"] == ["provider", "probe"]  # probe: missing
 
 
+@pytest.mark.parametrize(
+    ("name", "fields", "kept", "invalid"),
+    [
+        # A required field missing, another (optional) value invalid: both named.
+        ("pipeline_run", {"status": "ok", "attempts": 99}, {"status": "ok"}, ["lane", "attempts"]),
+        ("pipeline_run", {"status": "ok", "attempts": "2"}, {"status": "ok"}, ["lane", "attempts"]),
+        (
+            "pipeline_run",
+            {"lane": "public", "model_calls": -1},
+            {"lane": "public"},
+            ["status", "model_calls"],
+        ),
+        # Both required fields missing beside an invalid value, and a valid one kept.
+        (
+            "pipeline_run",
+            {"attempts": 1, "queue_wait_ms": -5},
+            {"attempts": 1},
+            ["lane", "status", "queue_wait_ms"],
+        ),
+        # The other required field invalid too.
+        ("chat_turn", {"kind": "bogus", "model_calls": 10**9}, {}, ["tier", "kind", "model_calls"]),
+        (
+            "chat_turn",
+            {"tier": "admin", "duration_ms": True},
+            {"tier": "admin"},
+            ["kind", "duration_ms"],
+        ),
+    ],
+)
+def test_a_missing_required_field_stays_named_beside_an_invalid_value(
+    lenient: io.StringIO,
+    name: str,
+    fields: dict[str, Any],
+    kept: dict[str, Any],
+    invalid: list[str],
+) -> None:
+    record = emit(name, **fields)
+    (line,) = lines(lenient)
+    assert record == line
+    assert {k: v for k, v in line.items() if k in fields} == kept
+    assert line["invalid_fields"] == invalid
+
+
+def test_a_missing_required_field_stays_named_beside_a_value_that_raises(
+    lenient: io.StringIO,
+) -> None:
+    # Validating a Hostile enum value raises (no ValidationError naming fields): the
+    # careful path fills the missing lane with a stand-in to validate the rest. The
+    # stand-in must never reach the line, and lane must still be named.
+    record = emit("pipeline_run", status="ok", reason=Hostile(), model_calls=3)
+    (line,) = lines(lenient)
+    assert record == line
+    assert "lane" not in line
+    assert (line["status"], line["model_calls"]) == ("ok", 3)
+    assert line["invalid_fields"] == ["lane", "reason"]
+
+
 def test_unknown_keys_are_flagged_not_named_nor_counted(lenient: io.StringIO) -> None:
     emit("chat_turn", tier="public", kind="text", **{"jane.doe@example.com": 1, "user_id": "u-1"})
     (line,) = lines(lenient)

@@ -100,6 +100,18 @@ def test_values_the_validators_let_through_are_dropped_and_named(lenient: io.Str
     assert_closed(line, Leaky)
 
 
+def test_a_missing_required_field_stays_named_beside_a_value_the_recheck_drops(
+    lenient: io.StringIO,
+) -> None:
+    # kind (required) is missing: the model's own failure names it. Then the re-check
+    # drops n and ok, which the model let through: the line must name all three.
+    emit(Leaky, tier="admin", n=5, ok="yes " + SECRET)
+    (line,) = lines(lenient)
+    assert line["invalid_fields"] == ["kind", "n", "ok"]
+    assert line["tier"] == "admin"
+    assert SECRET not in lenient.getvalue()
+
+
 def test_valid_values_still_pass_the_careful_path(lenient: io.StringIO) -> None:
     record = emit(Leaky, tier="admin", kind="action", colour="red", ok=True)
     assert record is not None

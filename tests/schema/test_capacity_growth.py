@@ -3,6 +3,7 @@ only a data review the base does not have yet, for at least the new capacity, cl
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from agent_telemetry.schema.compat import Change, apply_exceptions, compare
@@ -168,3 +169,60 @@ def test_the_lock_records_the_event_each_review_names() -> None:
     entry = BASE.events["pipeline_run"][1]
     assert entry.data_reviews
     assert all((r.event, r.schema_version) == ("pipeline_run", 1) for r in entry.data_reviews)
+
+
+def _versions(*attempts_le: int) -> Mutation:
+    """pipeline_run versions 1..n, each a copy of version 1 whose ``attempts`` field
+    goes up to ``attempts_le[i - 1]``."""
+
+    def mutate(d: LockData) -> None:
+        events = d["events"]["pipeline_run"]
+        first = events["1"]
+        for number, le in enumerate(attempts_le, 1):
+            entry = copy.deepcopy(first)
+            next(f for f in entry["fields"] if f["name"] == "attempts")["le"] = le
+            events[str(number)] = entry
+
+    return mutate
+
+
+def test_a_new_version_is_measured_against_the_newest_locked_version() -> None:
+    # The base has version 1 (attempts 0..2) and version 2 (0..50). Version 3 copies
+    # version 2: no growth against version 2, though it can say more than version 1.
+    base = mutated(_versions(2, 50))
+    assert growth(mutated(_versions(2, 50, 50)), base) == []
+    # Version 3 wider than version 2 is growth from version 2, named so.
+    (change,) = growth(mutated(_versions(2, 50, 70)), base)
+    assert change.version == 3
+    assert "from 64.7 bits (version 2) to 65.2 bits" in change.detail, change.detail
+    assert "(attempts 5.7 -> 6.2)" in change.detail
+
+
+def test_a_locked_version_is_measured_against_its_own_entry() -> None:
+    # Version 1 unchanged stays clean although a newer, wider version 2 is in the base;
+    # version 2 widened is growth against version 2's own entry, not version 1's.
+    base = mutated(_versions(2, 50))
+    assert growth(base, base) == []
+    (change,) = growth(mutated(_versions(2, 70)), base)
+    assert (change.version, change.classification) == (2, "breaking")
+    # The whole line's figures; then why the version's copied reviews clear nothing.
+    assert change.detail.startswith(
+        "capacity grew from 64.7 bits to 65.2 bits per line (attempts 5.7 -> 6.2); "
+    )
+
+
+def test_widening_one_field_while_narrowing_another_is_still_growth() -> None:
+    # attempts gains 0.7 bit, duration_ms loses 3.0: the line's total shrinks, but
+    # attempts can now say what it could not, a new channel that needs its own review.
+    def trade(d: LockData) -> None:
+        field(d, "pipeline_run", "attempts")["le"] = 5
+        field(d, "pipeline_run", "duration_ms")["precision"] = 2
+
+    current = mutated(trade)
+    (change,) = growth(current)
+    assert change.classification == "breaking"
+    assert change.detail.startswith(
+        "capacity changed from 61.3 bits to 59.0 bits per line, "
+        "a field can say more (attempts 2.3 -> 3.0); "
+    )
+    assert not apply_exceptions([change]).ok
