@@ -15,13 +15,11 @@ PACKAGE = REPO / "agent_telemetry"
 # errors <- _text <- _files <- schema <- config <- views <- {warehouse, deploy, analyze} <-
 # check <- cli <- _entry; emit on errors and schema only; demo adds emit and warehouse on
 # top of views; _lazy (a leaf) gives the packages that load their modules on first use
-# their __getattr__; report charts the views on top of warehouse; _pages (a leaf) writes
-# the generated pages.
+# their __getattr__; report charts the views on top of warehouse.
 _BASE = {"errors", "_text", "_files"}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "_lazy": set(),
-    "_pages": set(),
     "_text": set(),
     "_files": {"errors", "_text"},
     "schema": _BASE,
@@ -30,11 +28,11 @@ ALLOWED: dict[str, set[str]] = {
     "project": _BASE | {"schema", "config"},
     "views": _BASE | {"_lazy", "schema", "config", "project"},
     "warehouse": _BASE | {"_lazy", "schema", "config", "project", "views"},
-    "deploy": _BASE | {"_lazy", "_pages", "schema", "config", "project", "views"},
+    "deploy": _BASE | {"_lazy", "schema", "config", "project", "views"},
     "analyze": _BASE | {"_lazy", "schema", "config", "project", "views"},
     "check": _BASE | {"schema", "config", "project", "views", "warehouse", "deploy", "analyze"},
     "demo": _BASE | {"schema", "emit", "config", "project", "views", "warehouse"},
-    "report": _BASE | {"_pages", "schema", "config", "project", "views", "warehouse"},
+    "report": _BASE | {"schema", "config", "project", "views", "warehouse"},
     "_entry": {"cli"},
 }
 
