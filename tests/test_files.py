@@ -3,6 +3,7 @@ file that is not UTF-8 and models that do not load are one-line errors, exit 2."
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import shutil
@@ -418,3 +419,54 @@ def test_no_write_goes_through_a_link(
     assert len(output.strip().splitlines()) == 1, output
     assert _tree(outside) == before
     assert made.is_symlink()
+
+
+# Calls that write a file. Only _files makes them; the rest of the package goes through it.
+# (``Path.replace`` and ``Path.rename`` read as ``str.replace``: os.replace is the spelling.)
+MODULE_WRITERS = {
+    "os": {"open", "replace", "rename", "link", "symlink", "unlink", "remove", "mkfifo"},
+    "shutil": {"copy", "copy2", "copyfile", "copytree", "move", "rmtree"},
+    "tempfile": {"mkstemp", "NamedTemporaryFile", "TemporaryFile", "TemporaryDirectory"},
+}
+PATH_WRITERS = {"write_text", "write_bytes", "touch", "unlink", "symlink_to", "hardlink_to"}
+# Private scratch space nobody else can name (tempfile's 0600 files in 0700 folders).
+SCRATCH = {
+    "agent_telemetry/warehouse/_load.py": "the load's row spool, in a TemporaryDirectory",
+    "agent_telemetry/warehouse/_copies.py": "the duplicate check's spool, a TemporaryFile",
+}
+
+
+def _writing_mode(call: ast.Call) -> bool:
+    given = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "mode")]
+    return any(isinstance(m, ast.Constant) and bool(set(str(m.value)) & set("wax+")) for m in given)
+
+
+def _writes(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            owner = func.value.id if isinstance(func.value, ast.Name) else ""
+            if func.attr in MODULE_WRITERS.get(owner, ()) or func.attr in PATH_WRITERS:
+                found.append(f"{owner}.{func.attr}() at line {node.lineno}")
+            elif func.attr in {"open", "fdopen"} and _writing_mode(node):
+                found.append(f".{func.attr}(..., writing) at line {node.lineno}")
+        elif isinstance(func, ast.Name) and func.id == "open" and _writing_mode(node):
+            found.append(f"open(..., writing) at line {node.lineno}")
+    return found
+
+
+def test_the_file_door_is_the_only_writer_in_the_package() -> None:
+    """A new writer that goes round ``_files`` fails here, naming the call."""
+    package = REPO / "agent_telemetry"
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(REPO).as_posix()
+        if name == "agent_telemetry/_files.py":
+            continue
+        writes = _writes(ast.parse(path.read_text(encoding="utf-8")))
+        if writes and name not in SCRATCH:
+            found[name] = writes
+    assert found == {}
