@@ -1,11 +1,16 @@
-"""Text the package did not write reaches no terminal or CI log raw.
+"""Text the package did not write reaches no terminal, CI log, Markdown or HTML live.
 
-One table of hostile strings, one table of places they arrive (a log file's path, a lock
-key, a config reason, a deployed description, a committed SQL file, an output folder),
-each run through the commands and formats that print it. Every output must hold:
-no raw control, bidi or invisible character, no line starting with ``::`` (beyond the
-github format's own annotations), no ``##[``, no traceback, and rich markup in a name
-printed as written.
+One table of hostile strings (``HOSTILE``), one table of places they arrive (``PLACES``:
+paths, models, config, lock, query files, log content; BigQuery read-backs in
+tests/deploy/bigquery/test_outside_bigquery.py), each run through the commands and
+formats that print or write it. Every terminal or CI-log output must hold: no raw
+control, format, separator or non-ASCII space character, no line starting with ``::``
+(beyond the github format's own annotations, leading blanks included), no ``##[``, no
+traceback, and rich markup in a name printed as written. Every Markdown output, rendered
+by a CommonMark renderer (markdown-it-py, GitHub's dialect) and by Python-Markdown with
+mkdocs.yml's extensions, must make the same elements with the hostile string as with a
+plain one (no link, image, HTML or attribute from it), and a pull-request comment no
+@mention outside code.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ import json
 import re
 import shutil
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -55,6 +62,19 @@ HOSTILE = {
     "braille_blank": "\u2800",
     "zero_width": "a\u200bb\ufeff",
     "c1_control": "a\x9bb\x85c",
+    "nel": "a\x85::error::nel",
+    "line_separators": "a\u2028::error::b\u2029c",
+    "leading_blanks": "  ::error::forged",  # the runner ignores leading blanks
+    "script": "<script>alert(1)</script>",
+    "img_onerror": "<img src=x onerror=alert(1)>",
+    "image": "![img](http://x.example/i.png)",
+    "js_link": "[Approve now](javascript:alert(1))",
+    "autolink": "<https://evil.example/approve>",
+    "attr_list": '*x*{: onclick="alert(1)"}',
+    "mention": "@team please approve",
+    "fence": "\n```\n# out of the fence",
+    "backticks": "`` ` ``",
+    "pipe": "a | b |",
 }
 # Every hostile string at once, for the places that cost a full `check` per run.
 ALL_AT_ONCE = "_".join(HOSTILE.values())
@@ -81,6 +101,72 @@ def problems(output: str, *, github: bool = False) -> list[str]:
         found.append("'##[' in the output")
     if "Traceback" in output:
         found.append("a traceback")
+    return found
+
+
+# --- Markdown and HTML: what a renderer makes of it -------------------------------------
+
+MKDOCS_EXTENSIONS = ["admonition", "attr_list", "tables", "toc", "md_in_html"]
+MKDOCS_EXTENSIONS += ["pymdownx.highlight", "pymdownx.superfences", "pymdownx.details"]
+PLAIN = "plain words"
+
+
+class _Elements(HTMLParser):
+    """The elements of an HTML document (tag, attribute names, a link's target), and
+    the text outside code where GitHub would link an @mention."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: Counter[tuple[str, ...]] = Counter()
+        self.in_code = 0
+        self.mentions: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        key = (tag, *sorted(name for name, _ in attrs))
+        if tag in ("a", "img"):
+            key += (dict(attrs).get("href") or dict(attrs).get("src") or "",)
+        self.found[key] += 1
+        self.in_code += tag in ("code", "pre")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.in_code -= tag in ("code", "pre") and self.in_code > 0
+
+    def handle_data(self, data: str) -> None:
+        if not self.in_code and re.search(r"(?<![\w`])@team", data):
+            self.mentions.append(data)
+
+
+def rendered(markdown_source: str) -> dict[str, _Elements]:
+    """``markdown_source`` as GitHub-flavoured CommonMark (markdown-it-py, with GitHub's
+    bare-URL links) and as mkdocs makes it (Python-Markdown with mkdocs.yml's extensions)."""
+    import markdown
+    from markdown_it import MarkdownIt
+
+    out = {}
+    for name, html in (
+        ("commonmark", MarkdownIt("gfm-like", {"html": True}).render(markdown_source)),
+        ("mkdocs", markdown.markdown(markdown_source, extensions=MKDOCS_EXTENSIONS)),
+    ):
+        parser = _Elements()
+        parser.feed(html)
+        out[name] = parser
+    return out
+
+
+def markdown_problems(hostile: str, plain: str, *, comment: bool = False) -> list[str]:
+    """Why the Markdown ``hostile`` (made with a hostile string) is unsafe, next to
+    ``plain`` (the same made with a plain one): an element more or less is HTML, a link
+    or an image that outside text made; ``comment``: a pull-request comment, where an
+    @mention outside code notifies a team."""
+    found = []
+    seen, expected = rendered(hostile), rendered(plain)
+    for renderer, parsed in seen.items():
+        if parsed.found != expected[renderer].found:
+            extra = parsed.found - expected[renderer].found
+            missing = expected[renderer].found - parsed.found
+            found.append(f"{renderer}: elements {dict(extra)} more, {dict(missing)} fewer")
+        if comment and parsed.mentions:
+            found.append(f"{renderer}: an @mention outside code: {parsed.mentions[:1]}")
     return found
 
 
@@ -167,8 +253,52 @@ def bad_config_path(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
     ]
 
 
+def log_content(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """A log line whose event name, unknown key and value carry ``text``."""
+    log = tmp / "content.jsonl"
+    lines = [
+        {"event": text, "schema_version": 1, "time": "2026-01-02T03:04:05Z"},
+        {"event": "chat_turn", "schema_version": 1, "tier": text, "kind": "text", text: text},
+    ]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return [
+        (["preview", str(log)], False),
+        (["check-logs", str(log)], False),
+        (["check-logs", "--format", "json", str(log)], False),
+        (["report", str(log)], False),
+    ]
+
+
+def report_path(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """``report --html PATH`` says where it wrote the page."""
+    log = tmp / "one.jsonl"
+    log.write_text(
+        '{"event":"chat_turn","schema_version":1,"tier":"public","kind":"text",'
+        '"time":"2026-01-02T03:04:05Z"}\n',
+        encoding="utf-8",
+    )
+    return [(["report", str(log), "--html", str(tmp / f"{as_path_part(text)}.html")], False)]
+
+
+def query_file(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """An analyst's query file for `views analyze` (docs/ci.md runs it on pull requests):
+    its name, a rejected identifier the error quotes, and the SQL line it prints."""
+    rejected = tmp / f"{as_path_part(text)}.sql"
+    rejected.write_text(
+        f"SELECT tier FROM agent_telemetry.chat_turn -- {text}\n"
+        f"  WHERE `{text.replace('`', '')}` = 1 -- {text}\n",
+        encoding="utf-8",
+    )
+    accepted = tmp / f"{as_path_part(text)}-ok.sql"
+    alias = text.replace("`", "")
+    accepted.write_text(f"SELECT tier AS `{alias}` FROM agent_telemetry.chat_turn\n", "utf-8")
+    return [(["views", "analyze", "--config", str(CONFIG), str(rejected), str(accepted)], False)]
+
+
 PLACES = [Place("log path", log_path), Place("lock key", lock_key)]
 PLACES += [Place("config reason", config_reason), Place("config path", bad_config_path)]
+PLACES += [Place("log content", log_content), Place("report path", report_path)]
+PLACES += [Place("query file", query_file)]
 
 
 @pytest.mark.parametrize("place", PLACES, ids=lambda p: p.name)
