@@ -19,7 +19,8 @@ through one of these functions:
 - ``markdown_code``: ``clean``, as one inert code span (the pull-request comment: no
   link, image, HTML or @mention renders from it, on GitHub or anywhere).
 - ``markdown_text``: ``clean``, as prose that renders as written in CommonMark, GitHub
-  and Python-Markdown (mkdocs): no link, image, raw HTML or attribute list can form.
+  and Python-Markdown (mkdocs): no link (bare URLs and addresses included), image, raw
+  HTML or attribute list can form.
 - HTML: jinja2 with autoescape (the pages); nothing here.
 
 The package's own strings (rule IDs, event names from the models, numbers) need none of
@@ -160,6 +161,11 @@ _MARKDOWN_ESCAPES: Final = {c: "\\" + c for c in "\\`[]{}*"} | {
     "&": "&amp;",
 }
 _MARKDOWN_SPECIAL: Final = re.compile(r"[\\`\[\]{}*<>&]")
+# What GitHub's Markdown (and linkify) turns into a link by itself: a URL's "://", "www."
+# and an address's "@". An entity splits the text it sits in, so nothing matches there,
+# and it shows as the character it stands for.
+_AUTOLINK: Final = re.compile(r"(?i)(?<=[a-z])(:)(?=//)|(?<=www)(\.)|(@)")
+_ENTITY: Final = {":": "&#58;", ".": "&#46;", "@": "&#64;"}
 # What would make a line that starts with it a block: a heading, a list, a rule, an
 # admonition (a quote's ">" is an entity already).
 _LINE_START: Final = re.compile(r"^(\d*)([#+!.)-])")
@@ -171,4 +177,5 @@ def markdown_text(text: object, *, table: bool = False) -> str:
     value = text if isinstance(text, str) else clean(text)
     flat = clean(" ".join(value.split()))
     shown = _MARKDOWN_SPECIAL.sub(lambda m: _MARKDOWN_ESCAPES[m.group()], flat)
+    shown = _AUTOLINK.sub(lambda m: _ENTITY[m.group()], shown)
     return _cell_pipes(_LINE_START.sub(r"\1\\\2", shown), table)

@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -31,7 +32,7 @@ from click.testing import CliRunner
 from agent_telemetry._text import clean, github_data, markup
 from agent_telemetry.cli import main
 from agent_telemetry.deploy._approval import approve
-from agent_telemetry.deploy._plan import DeployedView
+from agent_telemetry.deploy._plan import DeployedView, DeploymentPlan
 from agent_telemetry.deploy._plan_document import plan_document
 from agent_telemetry.deploy._plan_markdown import render_markdown
 from agent_telemetry.deploy._report import render_approval, render_plan
@@ -156,10 +157,12 @@ def rendered(markdown_source: str) -> dict[str, _Elements]:
 def markdown_problems(hostile: str, plain: str, *, comment: bool = False) -> list[str]:
     """Why the Markdown ``hostile`` (made with a hostile string) is unsafe, next to
     ``plain`` (the same made with a plain one): an element more or less is HTML, a link
-    or an image that outside text made; ``comment``: a pull-request comment, where an
-    @mention outside code notifies a team."""
+    or an image that outside text made; ``comment``: a pull-request comment (GitHub's
+    dialect only), where an @mention outside code notifies a team."""
     found = []
     seen, expected = rendered(hostile), rendered(plain)
+    if comment:  # GitHub renders it (Python-Markdown would pass <details>' body raw)
+        del seen["mkdocs"]
     for renderer, parsed in seen.items():
         if parsed.found != expected[renderer].found:
             extra = parsed.found - expected[renderer].found
@@ -295,10 +298,68 @@ def query_file(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
     return [(["views", "analyze", "--config", str(CONFIG), str(rejected), str(accepted)], False)]
 
 
+HOSTILE_MODELS = """
+from typing import ClassVar
+
+from agent_telemetry.schema import TelemetryEvent, count
+
+
+class HostileEvent(TelemetryEvent):
+    {doc!r}
+
+    event_name: ClassVar[str] = "hostile_event"
+    schema_version: ClassVar[int] = 1
+
+    attempts: int | None = count(1, 5, {text!r})
+    bytes_seen: int | None = count(0, 2**40, "Bytes.", waiver={text!r})
+
+
+EVENTS = {{HostileEvent.event_name: HostileEvent}}
+"""
+
+
+def model_text(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """A catalogue whose model docstring, field description and waiver reason carry
+    ``text``: `events`, `check`, `lock` print them; `views build` writes them into the
+    data dictionary (checked as Markdown in ``test_model_text_in_the_data_dictionary``)."""
+    name = f"hostile_{tmp.name.replace('-', '_')}"
+    (tmp / f"{name}.py").write_text(
+        HOSTILE_MODELS.format(doc=f"One line. {text}", text=f"What it counts. {text}"),
+        encoding="utf-8",
+    )
+    config = tmp / "telemetry.toml"
+    views = '[views]\ndir = "v"\ndocs = "dictionary.md"\n'
+    config.write_text(
+        CONFIG.read_text(encoding="utf-8").replace("[views]\n", views)
+        + f'\n[catalogue]\nmodule = "{name}"\nlock = "schema.lock.json"\n',
+        encoding="utf-8",
+    )
+    given = ["--config", str(config)]
+    return [
+        (["events", *given], False),
+        (["lock", *given], False),
+        (["check", "--schema-only", *given], False),
+        (["check", "--schema-only", *given, "--format", "json"], False),
+        (["check", "--schema-only", *given, "--format", "github"], True),
+        (["views", "build", *given], False),
+    ]
+
+
 PLACES = [Place("log path", log_path), Place("lock key", lock_key)]
 PLACES += [Place("config reason", config_reason), Place("config path", bad_config_path)]
 PLACES += [Place("log content", log_content), Place("report path", report_path)]
-PLACES += [Place("query file", query_file)]
+PLACES += [Place("query file", query_file), Place("model text", model_text)]
+
+
+@pytest.fixture(autouse=True)
+def _own_imports(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A catalogue's folder goes on sys.path and its module into sys.modules: undone."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith("hostile_"):
+            del sys.modules[name]
 
 
 @pytest.mark.parametrize("place", PLACES, ids=lambda p: p.name)
@@ -308,6 +369,25 @@ def test_no_command_prints_outside_text_raw(place: Place, text: str, tmp_path: P
         code, output = run(args)
         assert problems(output, github=github) == [], (args[:2], output)
         assert code in (0, 1, 2), output
+
+
+def _dictionary(folder: Path, text: str) -> str:
+    folder.mkdir()
+    for args, _github in model_text(folder, text):
+        if args[:2] == ["views", "build"]:
+            code, output = run(args)
+            assert code == 0, output
+    return (folder / "dictionary.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_model_text_in_the_data_dictionary(text: str, tmp_path: Path) -> None:
+    """A model's docstring, field description and waiver reason, in docs/telemetry.md,
+    render as written on GitHub and on the mkdocs site: no element comes from them."""
+    hostile = _dictionary(tmp_path / "hostile", text)
+    plain = _dictionary(tmp_path / "plain", PLAIN)
+    assert markdown_problems(hostile, plain) == [], hostile
+    assert problems(hostile) == [], hostile
 
 
 def test_markup_in_a_path_prints_as_written(tmp_path: Path) -> None:
@@ -338,6 +418,27 @@ def test_markup_in_a_path_prints_as_written(tmp_path: Path) -> None:
 def test_a_deployed_description_or_server_message_prints_safely(text: str) -> None:
     """Anyone who can edit a view in the console writes its description; the server
     writes dry-run errors. ``views plan`` and ``views approve`` print both."""
+    planned = _deployed_plan(text)
+    output = render_plan(planned)
+    assert problems(output) == [], output
+    assert "edited" in output  # the description is in the diff, on its own line
+    record = approve(planned, "Ana Analyst")
+    output = render_approval(record, f"approvals/{text}.json")
+    assert problems(output) == [], output
+    # The same plan for a pull-request comment and for bots: one plan document, cleaned
+    # where the server's text enters it, so every renderer of it is safe.
+    document = plan_document(planned, "agent-telemetry views approve")
+    renderers = (render_markdown, render_review_page, lambda d: d.model_dump_json(indent=2))
+    for shown in (render(document) for render in renderers):
+        assert problems(shown) == [], shown
+    # The pull-request comment: no element and no @mention from the server's text.
+    comment = render_markdown(document)
+    plain = render_markdown(plan_document(_deployed_plan(PLAIN), "agent-telemetry views approve"))
+    assert markdown_problems(comment, plain, comment=True) == [], comment
+
+
+def _deployed_plan(text: str) -> DeploymentPlan:
+    """A plan whose deployed view carries ``text`` in every field the server writes."""
     first = PARTITIONED[0]
     applied = as_applied(first)
     assert applied.state is not None
@@ -352,19 +453,7 @@ def test_a_deployed_description_or_server_message_prints_safely(text: str) -> No
         labels={**applied.state.labels, "team": text},
     )
     deployed = {first.name: DeployedView(state, DryRun((), error=f"Binder Error: {text}"))}
-    planned = plan(deployed=deployed, target=f"p.{text}")
-    output = render_plan(planned)
-    assert problems(output) == [], output
-    assert "edited" in output  # the description is in the diff, on its own line
-    record = approve(planned, "Ana Analyst")
-    output = render_approval(record, f"approvals/{text}.json")
-    assert problems(output) == [], output
-    # The same plan for a pull-request comment and for bots: one plan document, cleaned
-    # where the server's text enters it, so every renderer of it is safe.
-    document = plan_document(planned, "agent-telemetry views approve")
-    renderers = (render_markdown, render_review_page, lambda d: d.model_dump_json(indent=2))
-    for rendered in (render(document) for render in renderers):
-        assert problems(rendered) == [], rendered
+    return plan(deployed=deployed, target=f"p.{text}")
 
 
 # --- committed SQL and output folders: one full run each, every string at once ------
