@@ -532,3 +532,18 @@ def test_markup_escapes_what_rich_would_read() -> None:
         console.print(f"[bold]{markup(text)}[/bold]")
     shown = console.export_text()
     assert shown.splitlines() == ["a[", "x]", "[prod]", "[bold red]boom[/]", "tail\\"]
+
+
+def test_no_control_format_separator_or_odd_space_leaves_clean_raw() -> None:
+    """Every code point in Unicode's control (Cc: C0, DEL, C1 with NEL), format (Cf: bidi,
+    zero-width, BOM, soft hyphen), line and paragraph separator (Zl, Zp) and space (Zs,
+    bar U+0020) categories comes out of ``clean`` as a printable ASCII escape."""
+    kept = []
+    for code in range(0x110000):
+        char = chr(code)
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf", "Zl", "Zp") or (category == "Zs" and char != " "):
+            shown = clean(f"a{char}b")
+            if not (shown.isascii() and shown.isprintable()) or shown == f"a{char}b":
+                kept.append(f"U+{code:04X} {category}")
+    assert kept == []
