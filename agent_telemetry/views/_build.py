@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_telemetry._files import read_text, read_text_or_none, unlink, write_text
+from agent_telemetry._files import read_text, read_text_or_none, trusted_folder, unlink, write_text
 from agent_telemetry._text import clean
 from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
 from agent_telemetry.errors import AgentTelemetryError
@@ -120,6 +120,10 @@ def build(
     would replace it.
     """
     project = config if isinstance(config, Project) else resolve_project(config)
+    # Where each file may be written from (``_files.trusted_folder``): a folder named on
+    # the command line as given, what telemetry.toml names from its folder.
+    sql_root = None if sql_dir is None else Path(sql_dir)
+    docs_root = None if docs_path is None else Path(docs_path).parent
     sql_dir = project.sql_dir if sql_dir is None else Path(sql_dir)
     if not check and sql_dir == PACKAGE_SQL_DIR and installed_package(PACKAGE_SQL_DIR):
         raise InstalledPackageError(
@@ -159,12 +163,16 @@ def build(
     diff = "".join(clean(c.removesuffix("\n")) + "\n" for c in chunks)
     if check:
         return BuildResult(True, (), (), tuple(drifted), diff)
+
+    def below(path: Path) -> Path:
+        named = docs_root if path == docs_path else sql_root
+        return project.trusted_folder(path) if named is None else trusted_folder(path, named)
+
     written = []
     for path in drifted:
         if path in expected:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_text(path, expected[path])
+            write_text(path, expected[path], below(path))
             written.append(path)
     for path in stale:
-        unlink(path)
+        unlink(path, below(path))
     return BuildResult(False, tuple(written), tuple(stale), tuple(drifted), diff)
