@@ -14,8 +14,8 @@ PACKAGE = REPO / "agent_telemetry"
 # What each part of the package may import (besides itself), as docs/design.md says:
 # errors <- _text <- _files, _loader, _parse <- schema <- config <- views <-
 # {warehouse, deploy, analyze} <- check <- cli <- _entry; emit on errors and schema only;
-# demo adds emit and warehouse on top of views; _lazy (a leaf) gives the packages that load their modules on first use
-# their __getattr__; report charts the views on top of warehouse.
+# demo adds emit and warehouse on top of views; _lazy (a leaf) gives the packages that
+# load their modules on first use their __getattr__; report charts the views on top of warehouse.
 _BASE = {"errors", "_text", "_files", "_loader", "_parse"}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
