@@ -41,7 +41,7 @@ from agent_telemetry.views._describe import (
     VIEW_ENVELOPE_COLUMNS,
     view_name,
 )
-from agent_telemetry.views._reading import JSON_NUMBER
+from agent_telemetry.views._reading import JSON_NUMBER, on_grid_sql
 from agent_telemetry.views._sink import (
     INSERT_ID_COLUMN,
     PAYLOAD_COLUMN,
@@ -117,6 +117,7 @@ __all__ = [
     "GENERATED_DIR",
     "INSERT_ID_COLUMN",
     "JSON_NUMBER",
+    "on_grid_sql",
     "LANE_VIEW",
     "LANE_WINDOW_MINUTES",
     "MANAGED_BY",

@@ -33,7 +33,7 @@ from agent_telemetry.views._describe import (
     source_plan,
     view_plans,
 )
-from agent_telemetry.views._reading import JSON_NUMBER
+from agent_telemetry.views._reading import JSON_NUMBER, on_grid_sql
 from agent_telemetry.views._sink import payload_fields, payload_types, qualify_schema
 from agent_telemetry.views._sql_error import sql_error_text
 from agent_telemetry.views.table_field import TableField
@@ -122,6 +122,7 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["lit"] = sql_literal
+    env.filters["on_grid"] = on_grid_sql
     return env
 
 

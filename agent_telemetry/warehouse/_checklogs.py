@@ -77,6 +77,10 @@ LINE_RULES: Mapping[str, str] = {
     ),
     "member": "a string outside the field's closed set",
     "range": "an integer outside the field's bounds",
+    "precision": (
+        "an integer with more significant digits than the field's precision (the emitter "
+        "rounds: 1234567 at 3 digits is written 1230000)"
+    ),
     "dropped": "named in invalid_fields: the emitter rejected and dropped the value",
     "unknown_keys": "keys the event does not define (unknown_fields > 0, or keys present)",
     "schema_version": "schema_version is no registered version of the event",
@@ -563,4 +567,7 @@ def _rule_broken(spec: FieldSpec, value: object) -> str | None:
         return "type"
     if spec.allows(value):
         return None
-    return "member" if spec.kind == "enum" else "range"
+    if spec.kind == "enum":
+        return "member"
+    inside = isinstance(value, int) and spec.ge is not None and spec.le is not None
+    return "precision" if inside and spec.ge <= value <= spec.le else "range"  # type: ignore[operator]

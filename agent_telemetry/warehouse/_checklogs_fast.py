@@ -38,6 +38,7 @@ import duckdb
 
 from agent_telemetry.schema import EventSpec, FieldSpec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS
+from agent_telemetry.views import on_grid_sql
 from agent_telemetry.warehouse._judge import (
     LIFTED_KEYS,
     PAYLOAD_KINDS,
@@ -93,7 +94,7 @@ def _field_holds(judge: TypedJudge, spec: FieldSpec) -> str:
     elif spec.ge is None or spec.le is None:
         good = "false"
     else:
-        good = f"{value} BETWEEN {spec.ge} AND {spec.le}"
+        good = f"{value} BETWEEN {spec.ge} AND {spec.le}{on_grid_sql(value, spec.grid)}"
     absent = "false" if spec.required else "true"
     return f"(CASE WHEN {judge.absent(spec.name)} THEN {absent} ELSE coalesce({good}, false) END)"
 
