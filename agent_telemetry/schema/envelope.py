@@ -20,6 +20,9 @@ RESERVED_FIELD_NAMES: frozenset[str] = ENVELOPE_KEYS | {"timestamp"}
 # of the event: the name itself is never shown (it could be personal data).
 NOT_A_FIELD = "<not a field>"
 
+# The severity of every line the emitter writes (Cloud Logging lifts it).
+SEVERITY = "INFO"
+
 REJECTED_EVENT = "telemetry_rejected"
 REJECTED_SCHEMA_VERSION = 1
 

@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_telemetry.schema import EVENT_VERSIONS, EventSpec, FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.coverage import Coverage, Observed, coverage
-from agent_telemetry.schema.envelope import ENVELOPE_KEYS, NOT_A_FIELD, REJECTED_EVENT, RejectReason
+from agent_telemetry.schema.envelope import (
+    ENVELOPE_KEYS,
+    NOT_A_FIELD,
+    REJECTED_EVENT,
+    SEVERITY,
+    RejectReason,
+)
 from agent_telemetry.schema.versions import current_models
 from agent_telemetry.warehouse._copies import Copies, copy_order
 from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs, size_on_disk
@@ -88,7 +94,10 @@ LINE_RULES: Mapping[str, str] = {
         "the line's time (a LogEntry's timestamp) is missing or not a timestamp; with "
         "--strict-types, an emitter line's time is not RFC 3339 UTC with microseconds and Z"
     ),
-    "envelope": "invalid_fields or unknown_fields malformed",
+    "envelope": (
+        "invalid_fields or unknown_fields malformed; with --strict-types also an emitter "
+        "line's severity other than the emitter's (INFO)"
+    ),
 }
 # How coercions read in reports.
 COERCIONS: Mapping[Coercion, str] = {
@@ -525,6 +534,8 @@ def _problems(
         line.strict and telemetry.shape is Shape.EMITTER and not is_emitter_time(telemetry.time)
     ):
         problems.add(("time", "time"))
+    if line.strict and telemetry.shape is Shape.EMITTER and payload.get("severity") != SEVERITY:
+        problems.add(("severity", "envelope"))
     dropped = payload.get("invalid_fields")
     names: list[str] = []
     if dropped is not None:
