@@ -27,7 +27,6 @@ from structlog.typing import EventDict, WrappedLogger
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._time import rfc3339_utc
 from agent_telemetry.emit._validate import (
-    SEVERITY,
     STATE,
     Plan,
     check,
@@ -38,6 +37,7 @@ from agent_telemetry.schema.envelope import (
     ENVELOPE_KEYS,
     REJECTED_EVENT,
     REJECTED_SCHEMA_VERSION,
+    SEVERITY,
     RejectReason,
 )
 

@@ -28,7 +28,6 @@ from agent_telemetry.schema.envelope import RESERVED_FIELD_NAMES, SEVERITY, Reje
 from agent_telemetry.schema.spec import base_type
 
 
-
 @dataclass(frozen=True, slots=True)
 class Plan:
     """What validating and writing one event needs, computed once per model."""

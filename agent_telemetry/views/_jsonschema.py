@@ -149,7 +149,9 @@ def catalogue_schema(specs: tuple[EventSpec, ...], module: str) -> dict[str, Any
         "x-agent-telemetry": {
             "format": FORMAT_VERSION,
             "catalogue": module,
-            "events": {s.name: [v.schema_version for v in specs if v.name == s.name] for s in specs},
+            "events": {
+                s.name: [v.schema_version for v in specs if v.name == s.name] for s in specs
+            },
         },
         "type": "object",
         "anyOf": [{"$ref": f"#/$defs/{def_name(s)}"} for s in specs],

@@ -80,10 +80,21 @@ def test_every_line_validates_and_check_logs_calls_it_clean(
     path = tmp_path / "out.jsonl"
     path.write_text(output, encoding="utf-8")
     report = json.loads(
-        _run([*CLI, "check-logs", "--config", str(SERVICE_CONFIG), "--strict-types",
-              "--format", "json", str(path)])
+        _run(
+            [
+                *CLI,
+                "check-logs",
+                "--config",
+                str(SERVICE_CONFIG),
+                "--strict-types",
+                "--format",
+                "json",
+                str(path),
+            ]
+        )
     )
-    assert report["clean"] and report["telemetry_lines"] == len(lines)
+    assert report["clean"]
+    assert report["telemetry_lines"] == len(lines)
     # The precision rounding shows: a run's 1,234,567 ms waited is written 1,230,000.
     waits = [json.loads(line).get("queue_wait_ms") for line in lines]
     assert 1_230_000 in waits

@@ -53,7 +53,8 @@ def value_of(draw: st.DrawFn, field: FieldSpec) -> Any:
         return draw(st.sampled_from(field.members))
     if field.kind == "bool":
         return draw(st.booleans())
-    assert field.ge is not None and field.le is not None
+    assert field.ge is not None
+    assert field.le is not None
     value = draw(st.one_of(st.sampled_from((field.ge, field.le)), st.integers(field.ge, field.le)))
     return value if field.precision is None else round_significant(value, field.precision)
 
@@ -88,13 +89,15 @@ def bent_line(draw: st.DrawFn, specs: tuple[EventSpec, ...]) -> str:
         line[field.name] = draw(st.sampled_from(["5", "true", 1.5, [], {}, "public", True, -0.0]))
     elif bend == "out_of_bounds" and ints:
         int_field = draw(st.sampled_from(ints))
-        assert int_field.ge is not None and int_field.le is not None
+        assert int_field.ge is not None
+        assert int_field.le is not None
         line[int_field.name] = draw(st.sampled_from((int_field.ge - 1, int_field.le + 1)))
     elif bend == "off_grid":
         grids = [f for f in ints if f.precision is not None]
         if grids:
             grid_field = draw(st.sampled_from(grids))
-            assert grid_field.le is not None and grid_field.precision is not None
+            assert grid_field.le is not None
+            assert grid_field.precision is not None
             line[grid_field.name] = draw(st.integers(10**grid_field.precision, grid_field.le))
     elif bend == "unknown_member":
         line[field.name] = draw(st.sampled_from(["zz_not_a_member", "Public", " public", ""]))

@@ -58,7 +58,9 @@ def ajv_verdicts(schema_path: Path, lines: list[str]) -> list[bool]:
     """Every line through one Node process (examples/typescript/validate.mjs)."""
     node = shutil.which("node")
     assert node is not None, "node is not installed (make test's set-up installs it)"
-    assert (NODE_DIR / "node_modules" / "ajv").is_dir(), "run `make test`: npm ci in examples/typescript"
+    assert (NODE_DIR / "node_modules" / "ajv").is_dir(), (
+        "run `make test`: npm ci in examples/typescript"
+    )
     done = subprocess.run(
         [node, str(VALIDATE), str(schema_path)],
         input="".join(f"{line}\n" for line in lines),
@@ -85,8 +87,12 @@ def _form_problems(report: Any, catalogue: Catalogue) -> set[tuple[str, str]] | 
         return None
     problems: set[tuple[str, str]] = set()
     for check in report.events.values():
-        fields = {f for spec in catalogue.version_specs() if spec.name == check.name
-                  for f in spec.field_names}
+        fields = {
+            f
+            for spec in catalogue.version_specs()
+            if spec.name == check.name
+            for f in spec.field_names
+        }
         for (name, rule), _ in check.violations.items():
             if rule == "dropped" and name in fields and name != NOT_A_FIELD:
                 continue

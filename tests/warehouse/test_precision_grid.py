@@ -54,7 +54,9 @@ def test_the_views_show_null_off_the_grid_and_count_it(tmp_path: Path) -> None:
     wh = Warehouse(config=load_config("telemetry.toml"))
     wh.load([write_lines(tmp_path / "grid.jsonl", _lines())])
     wh.create_views()
-    shown = sorted(r[0] for r in wh.rows("SELECT queue_wait_ms FROM pipeline_run") if r[0] is not None)
+    shown = sorted(
+        r[0] for r in wh.rows("SELECT queue_wait_ms FROM pipeline_run") if r[0] is not None
+    )
     assert shown == sorted(ON_GRID)
     nulls = wh.rows("SELECT count(*) FROM pipeline_run WHERE queue_wait_ms IS NULL")
     assert nulls == [(len(OFF_GRID),)]
