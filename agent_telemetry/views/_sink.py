@@ -61,12 +61,13 @@ ENVELOPE_PAYLOAD_TAIL: tuple[TableField, ...] = (
         "invalid_fields",
         "STRING",
         "REPEATED",
-        "Names of fields whose values the emitter rejected and dropped.",
+        "Names of fields whose values the emitter rejected and dropped, in model order.",
     ),
     _nullable(
         "unknown_fields",
         "INTEGER",
-        "Count of keys the event does not define (dropped by the emitter).",
+        "1 when the call passed keys the event does not define (dropped by the emitter); "
+        "a flag, never their count (lines written by earlier emitters may hold a count).",
     ),
 )
 

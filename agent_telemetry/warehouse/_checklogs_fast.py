@@ -29,8 +29,10 @@ lines are counted in SQL, as the load counts them.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,7 @@ from agent_telemetry.warehouse._judge_sql import PYTHON, lit
 from agent_telemetry.warehouse._judge_typed import SHAPES, TypedJudge, file_shape
 from agent_telemetry.warehouse._load_fast import READER, head, opened, qualifies
 from agent_telemetry.warehouse._load_scan import Kind, _record
+from agent_telemetry.warehouse._rare import quasi_identifiers
 from agent_telemetry.warehouse._source import Limits, LogInput
 
 CHECKED = "_agent_telemetry_checked"
@@ -72,6 +75,8 @@ class CleanCounts:
     lines: int
     version: int  # the event's current version: clean lines are of it
     fields: Mapping[str, tuple[int, list[Any], Any, Any]]  # valid, distinct, min, max
+    # Lines per (UTC day, combination of closed-set values): ``_rare``'s counts.
+    combinations: Mapping[tuple[str, tuple[Any, ...]], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +130,13 @@ class FastCheck:
         }
         self.fields = sorted({f.name: f for s in self.specs.values() for f in s.fields}.items())
         self._seen = {name: Seen.of(name, self.specs.values()) for name, _ in self.fields}
+        # Per column: the events whose closed-set value it holds (``_rare``); for other
+        # events it is a measure, and no part of a combination.
+        self._index = {name: i for i, (name, _) in enumerate(self.fields)}
+        self._quasi = {
+            i: sorted(e for e, spec in self.specs.items() if name in quasi_identifiers(spec))
+            for i, (name, _) in enumerate(self.fields)
+        }
         self.con = duckdb.connect()
         # DuckDB draws a progress bar for long statements, on the terminal check-logs
         # reports to (and into CI logs): its report is the only output.
@@ -266,10 +278,18 @@ class FastCheck:
         judged_lines = (
             f"SELECT CASE WHEN clean THEN 'clean' WHEN {telemetry} THEN '{PYTHON}' "
             f"ELSE kind END AS kind, CASE WHEN clean THEN event END AS event{values}, "
-            "place FROM (SELECT * REPLACE (clean AND copied_id IS NULL AS clean), "
+            "place, stamp FROM (SELECT * REPLACE (clean AND copied_id IS NULL AS clean), "
             f"{place} AS place "
             # A key other lines share (one row of COPIED at most: no line is doubled).
             f"FROM {lines} LEFT JOIN {COPIED} ON copied_id = id AND copied_stamp = stamp)"
+        )
+        # Clean lines fold by event, UTC day and combination of closed-set values.
+        day = f"CASE WHEN kind = 'clean' THEN {_utc_day('stamp')} END AS day"
+        quasi = "".join(
+            f", CASE WHEN event IN ({', '.join(lit(e) for e in events)}) "
+            f"THEN {_column(i)} END AS {_quasi(i)}"
+            for i, events in self._quasi.items()
+            if events
         )
         aggregates = []
         for i, (name, _) in enumerate(self.fields):
@@ -283,12 +303,13 @@ class FastCheck:
                 f"count({column}) AS {column}_valid, {seen} AS {column}_seen, "
                 f"{low} AS {column}_min, {high} AS {column}_max"
             )
+        groups = ", ".join(["day", *(_quasi(i) for i, events in self._quasi.items() if events)])
         return (
             f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, "
             f"python_place AS place, count(*) AS lines"
-            f"{''.join(', ' + a for a in aggregates)} FROM (SELECT *, "
-            f"CASE WHEN kind = '{PYTHON}' THEN place END AS python_place FROM ({judged_lines})) "
-            "GROUP BY kind, event, python_place"
+            f"{''.join(', ' + a for a in aggregates)}, {groups} FROM (SELECT *, "
+            f"CASE WHEN kind = '{PYTHON}' THEN place END AS python_place, {day}{quasi} "
+            f"FROM ({judged_lines})) GROUP BY kind, event, python_place, {groups}"
         )
 
     def _clean(self, judge: TypedJudge, version: int, spec: EventSpec) -> str:
@@ -340,10 +361,20 @@ class FastCheck:
         return FileCounts(kinds, self._clean_counts(con) if Kind.TELEMETRY in kinds else {})
 
     def _clean_counts(self, con: duckdb.DuckDBPyConnection) -> dict[str, CleanCounts]:
-        counts = {}
+        """Per event, the clean lines' groups (one per day and combination) folded."""
+        counts: dict[str, CleanCounts] = {}
+        quasi = [i for i, events in self._quasi.items() if events]
         for row in con.execute(
             f"SELECT * EXCLUDE (kind, place) FROM {CHECKED} WHERE kind = 'clean'"
         ).fetchall():
+            event, lines = row[0], int(row[1])
+            rest = row[2 + 4 * len(self.fields) :]
+            by_column = dict(zip(quasi, rest[1:], strict=True))
+            spec = self.specs[event]
+            key = (
+                self.versions[event],
+                *(by_column[self._index[n]] for n in quasi_identifiers(spec)),
+            )
             fields = {
                 name: (
                     row[2 + 4 * i],
@@ -353,7 +384,13 @@ class FastCheck:
                 )
                 for i, (name, _) in enumerate(self.fields)
             }
-            counts[row[0]] = CleanCounts(row[1], self.versions[row[0]], fields)
+            folded = counts.get(event)
+            combinations = {(_iso_day(rest[0]), key): lines}
+            if folded is not None:
+                fields = {n: _fold(folded.fields[n], f) for n, f in fields.items()}
+                combinations = dict(Counter(folded.combinations) + Counter(combinations))
+                lines += folded.lines
+            counts[event] = CleanCounts(lines, self.versions[event], fields, combinations)
         return counts
 
     def rest(self, log: LogInput) -> Iterator[tuple[int, bytes]]:
@@ -436,6 +473,33 @@ def _identity(log: LogInput) -> tuple[int, ...]:
     changed, is not the file ``prepare`` judged."""
     stat = os.fstat(log.fileno())
     return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def _fold(
+    a: tuple[int, list[Any], Any, Any], b: tuple[int, list[Any], Any, Any]
+) -> tuple[int, list[Any], Any, Any]:
+    """Two groups' coverage of one field as one: valid lines, values seen, extremes."""
+    low = b[2] if a[2] is None else a[2] if b[2] is None else min(a[2], b[2])
+    high = b[3] if a[3] is None else a[3] if b[3] is None else max(a[3], b[3])
+    return a[0] + b[0], [*a[1], *(v for v in b[1] if v not in a[1])], low, high
+
+
+_DAY_US = 86_400_000_000
+
+
+def _utc_day(stamp: str) -> str:
+    """Days since 1970-01-01 (UTC) of a TIMESTAMPTZ, floored (independent of the
+    session's time zone)."""
+    us, day = f"epoch_us({stamp})", _DAY_US
+    return f"(({us} - (({us} % {day}) + {day}) % {day}) // {day})"
+
+
+def _iso_day(days: int) -> str:
+    return (date(1970, 1, 1) + timedelta(days=int(days))).isoformat()
+
+
+def _quasi(number: int) -> str:
+    return f"quasi_{number}"
 
 
 def _column(number: int) -> str:
