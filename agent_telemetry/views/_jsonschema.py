@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from agent_telemetry.schema import EventSpec, FieldSpec
-from agent_telemetry.schema.envelope import SEVERITY
+from agent_telemetry.schema.envelope import SEVERITY, UNKNOWN_FLAG
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # The form of this document; raised when its shape changes (not when the catalogue does:
@@ -80,13 +80,15 @@ def envelope_schemas(spec: EventSpec) -> dict[str, dict[str, Any]]:
                 "description": "Fields whose values the emitter rejected and dropped.",
                 "type": "array",
                 "items": {"enum": list(spec.field_names)},
+                "minItems": 1,
+                "uniqueItems": True,
             }
         ),
         "unknown_fields": _nullable(
             {
-                "description": "How many keys the event does not define the emitter dropped.",
+                "description": "1 when the call passed keys the event does not define.",
                 "type": "integer",
-                "minimum": 0,
+                "const": UNKNOWN_FLAG,
             }
         ),
     }

@@ -32,6 +32,7 @@ from agent_telemetry.schema.envelope import (
     NOT_A_FIELD,
     REJECTED_EVENT,
     SEVERITY,
+    UNKNOWN_FLAG,
     RejectReason,
 )
 from agent_telemetry.schema.versions import current_models
@@ -102,7 +103,8 @@ LINE_RULES: Mapping[str, str] = {
     ),
     "envelope": (
         "invalid_fields or unknown_fields malformed; with --strict-types also an emitter "
-        "line's severity other than the emitter's (INFO)"
+        "line's severity other than the emitter's (INFO), an empty invalid_fields or one "
+        "naming a field twice, an unknown_fields other than the flag 1"
     ),
 }
 # How coercions read in reports.
@@ -577,6 +579,8 @@ def _problems(
             problems.add(("unknown_fields", "envelope"))
         elif unknown:
             problems.add(("unknown_fields", "unknown_keys"))
+    if line.strict and telemetry.shape is Shape.EMITTER:
+        problems |= _envelope_as_written(payload)
     known = ENVELOPE_KEYS | set(spec.field_names)
     # A key holding null is absent: a sink table's row read back has every column.
     if any(key not in known and value is not None for key, value in payload.items()):
@@ -596,6 +600,20 @@ def _problems(
         if model is not None and field_spec.name in check.coverage:
             # Coverage is of the current version, over lines the views show.
             check.coverage[field_spec.name].see(value)
+    return problems
+
+
+def _envelope_as_written(payload: dict[str, Any]) -> set[tuple[str, str]]:
+    """--strict-types on an emitter line: the envelope's tail as the emitter writes it
+    (``invalid_fields`` only when it names something, each name once; ``unknown_fields``
+    only as the flag). Read as lines from before issue 36 hold them, otherwise."""
+    problems = set()
+    dropped = payload.get("invalid_fields")
+    if type(dropped) is list and (not dropped or len(set(map(repr, dropped))) < len(dropped)):
+        problems.add(("invalid_fields", "envelope"))
+    unknown = payload.get("unknown_fields")
+    if unknown is not None and not (type(unknown) is int and unknown == UNKNOWN_FLAG):
+        problems.add(("unknown_fields", "envelope"))
     return problems
 
 

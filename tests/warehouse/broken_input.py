@@ -18,7 +18,14 @@ BAD_HEADER = b"\x1f\x8b" + b"not a deflate stream, just the gzip magic" * 4
 def telemetry_lines(count: int) -> list[str]:
     """Distinct valid lines, so the compressed stream is long enough to cut."""
     return [
-        line("pipeline_run", lane="public", status="ok", queue_wait_ms=number)
+        # Both on their precision's grid (3 digits): distinct for up to a million lines.
+        line(
+            "pipeline_run",
+            lane="public",
+            status="ok",
+            queue_wait_ms=number % 1000,
+            duration_ms=number // 1000 % 1000,
+        )
         for number in range(count)
     ]
 
