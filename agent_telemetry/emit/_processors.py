@@ -202,7 +202,14 @@ def drop_unwritable(record: EventDict) -> EventDict:
     if dropped:
         invalid = [n for n in record.pop("invalid_fields", ()) if type(n) is str]
         unknown = record.pop("unknown_fields", None)
-        record["invalid_fields"] = invalid + [n for n in dropped if n not in invalid]
+        named = invalid + [n for n in dropped if n not in invalid]
+        # In model order, as every other line's: the order must say nothing more.
+        event = record.get("event")
+        plan = plan_by_name(event) if type(event) is str else None
+        if plan is not None:
+            rank = {name: i for i, name in enumerate(plan.order)}
+            named.sort(key=lambda name: rank.get(name, len(rank)))
+        record["invalid_fields"] = named
         if unknown is not None:
             record["unknown_fields"] = unknown
     return record

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import pytest
 
 from agent_telemetry.emit import emit
+from agent_telemetry.emit._processors import render_line
 from agent_telemetry.errors import SchemaRuleError
 from agent_telemetry.schema import TelemetryEvent, catalogue, flag
 from agent_telemetry.schema.capacity import EVENT_BUDGET_BITS, event_capacity, tenths
@@ -97,3 +98,18 @@ def test_an_80_bit_hash_and_a_17_bit_number_fit_in_no_passing_event() -> None:
     assert EVENT_BUDGET_BITS < 80 + 17
     for spec in catalogue():
         assert event_capacity(spec).within_budget, spec.name
+
+
+def test_a_value_dropped_at_writing_is_named_in_model_order() -> None:
+    # invalid_fields is counted as one state per field, so its order must carry nothing:
+    # a field dropped late (orjson could not write it) still lands in the model's order.
+    record = {
+        "event": "pipeline_run",
+        "schema_version": 1,
+        "severity": "INFO",
+        "time": "2026-01-01T00:00:00.000000Z",
+        "lane": 2**70,  # orjson refuses ints past 64 bits
+        "invalid_fields": ["queue_wait_ms"],
+    }
+    (line, _), _ = render_line(None, "info", record)
+    assert json.loads(line)["invalid_fields"] == ["lane", "queue_wait_ms"]
