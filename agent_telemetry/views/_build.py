@@ -18,11 +18,14 @@ from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
 from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.project import PACKAGE_SQL_DIR, Project, resolve_project
 from agent_telemetry.schema import EventSpec
+from agent_telemetry.views import _jsonschema as jsonschema
 from agent_telemetry.views._docs import data_dictionary
 from agent_telemetry.views._generate import generate_views
 from agent_telemetry.views._render import ViewDefinition
 
 GENERATED_DIR = PACKAGE_SQL_DIR
+# The catalogue's JSON Schema (``_jsonschema``), written beside the views' layout folders.
+JSONSCHEMA_FILE = "events.schema.json"
 
 
 def sql_path(sql_dir: Path, layout: str, view: str) -> Path:
@@ -109,7 +112,8 @@ def build(
     specs: tuple[EventSpec, ...] | None = None,
     layouts: tuple[Layout, ...] | None = None,
 ) -> BuildResult:
-    """Generate the configured layouts' SQL and the data dictionary; ``check`` writes nothing.
+    """Generate the configured layouts' SQL, the data dictionary and the catalogue's JSON
+    Schema (``events.schema.json`` beside the layouts' folders); ``check`` writes nothing.
 
     ``config``: a resolved ``Project``, or the deployment file to resolve (default: the
     nearest telemetry.toml). ``sql_dir``, ``docs_path``, ``specs`` and ``layouts``
@@ -136,6 +140,7 @@ def build(
     specs = project.catalogue.version_specs() if specs is None else specs
     layouts = project.layouts if layouts is None else layouts
     expected = expected_files(project.config, sql_dir, docs_path, specs, layouts)
+    expected[sql_dir / JSONSCHEMA_FILE] = jsonschema.render(specs, project.module)
     drifted: list[Path] = []
     chunks: list[str] = []
     for path, text in expected.items():
