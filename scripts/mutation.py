@@ -332,7 +332,7 @@ GROUPS: dict[str, Group] = {
         ["tests/demo"],
     ),
     "entry": Group(
-        [f"{PKG}/{m}.py" for m in ("__init__", "_entry", "_lazy", "_pages", "cli", "errors")],
+        [f"{PKG}/{m}.py" for m in ("__init__", "_entry", "_lazy", "cli", "errors")],
         ["tests/cli", "tests/test_import_rules.py", "tests/test_packaging.py"],
     ),
 }
