@@ -10,19 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_telemetry.config import load_config
 from agent_telemetry.deploy._capacity import capacity_changes
-from agent_telemetry.deploy._plan import DeployedView, SinkPlan, assemble_plan, view_plan
 from agent_telemetry.deploy._plan_document import PlanDocument, approve_command, plan_document
 from agent_telemetry.deploy._plan_markdown import GITHUB_COMMENT_LIMIT, render_markdown
-from agent_telemetry.deploy._types import DryRun
 from agent_telemetry.schema.catalogue import DEFAULT_MODULE, load_catalogue
 from agent_telemetry.schema.spec import EventSpec
-from agent_telemetry.views import generate_views
-from tests.conftest import EXAMPLE_CONFIG
+from tests.deploy.plan_cases import first_deploy
 from tests.service import write_module
 
-CONFIG = load_config(EXAMPLE_CONFIG)
 COMMAND = approve_command(Path("telemetry.toml"), None, None)
 
 
@@ -70,16 +65,7 @@ def thirty_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Even
 
 
 def _first_deploy(specs: tuple[EventSpec, ...]) -> PlanDocument:
-    views = generate_views(CONFIG, specs=specs)
-    plans = tuple(view_plan(v, DeployedView(None), DryRun((), bytes_processed=1_000)) for v in views)
-    sink = f"{CONFIG.source.project}.{CONFIG.source.dataset}.run_googleapis_com_stdout"
-    plan = assemble_plan(
-        target=f"{CONFIG.target.project}.{CONFIG.target.dataset}",
-        source=sink,
-        layout="partitioned",
-        views=plans,
-        sink=SinkPlan(sink, None, ()),
-    )
+    plan = first_deploy(specs)
     return plan_document(plan, COMMAND, capacity_changes(plan, specs, None))
 
 
