@@ -15,7 +15,7 @@ import jinja2
 import markupsafe
 
 from agent_telemetry._pages import write_page
-from agent_telemetry.report._svg import render_svg
+from agent_telemetry.report._svg import WIDTH_IN, render_svg
 from agent_telemetry.report.charts import ChartData
 
 _TEMPLATES = Path(__file__).with_name("templates")
@@ -40,7 +40,12 @@ def render_page(data: Sequence[ChartData], logs: Sequence[Path], summary: dict[s
         for d in data
     ]
     return env.get_template("report.html.j2").render(
-        charts=charts, logs=[str(p) for p in logs], summary=summary
+        charts=charts,
+        logs=[str(p) for p in logs],
+        summary=summary,
+        # Never drawn narrower than its own size: on a phone a chart scrolls inside its
+        # figure and its 9 pt text stays 12 px, as the captions' small print.
+        chart_min_px=round(WIDTH_IN * 96),
     )
 
 
