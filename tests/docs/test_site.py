@@ -71,7 +71,7 @@ PAGE_SCROLL_JS = """
   for (const el of document.querySelectorAll('body *')) {
     const right = el.getBoundingClientRect().right;
     if (right > root.clientWidth + 1 && (!widest || right > widest.right))
-      widest = {right, what: el.tagName + '.' + el.className + ' ' + (el.textContent || '').slice(0, 40)};
+      widest = {right, what: el.tagName + ' ' + (el.textContent || '').slice(0, 40)};
   }
   return [`${root.scrollWidth} > ${root.clientWidth}: ${widest ? widest.what : '?'}`];
 }
