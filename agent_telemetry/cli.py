@@ -21,6 +21,7 @@ from agent_telemetry.errors import AgentTelemetryError, SchemaRuleError
 # Every command: exit 0 when all is well, 1 when it found violations (drift, breaking
 # changes, bad lines), 2 when it could not do what was asked (an error).
 ERROR_EXIT = 2
+OWN_MODELS = "agent_telemetry.schema"
 
 
 class Failure(click.ClickException):
@@ -78,6 +79,7 @@ class LazyGroup(click.Group):
         """Every command's errors leave the same way: one line on stderr, text from
         outside made safe (``_text.clean``), exit 2."""
         try:
+            _own_models()
             return super().invoke(ctx)
         except click.UsageError as exc:  # exit 2 already; its message may quote input
             vars(exc)["message"] = clean(exc.message)  # keeps the subclass's own hints
@@ -86,6 +88,19 @@ class LazyGroup(click.Group):
             raise Failure(exc.message) from None
         except AgentTelemetryError as exc:  # refused files, models that do not load
             raise Failure(str(exc)) from None
+
+
+def _own_models() -> None:
+    """Import this package's own models (the catalogue without a setting) through the
+    catalogue loader's door: a model pydantic cannot build is one line and exit 2 in every
+    command. A definition rule is left to each command (``check`` reports it as a finding)."""
+    from agent_telemetry._loader import guarded, import_catalogue
+
+    try:
+        with guarded(OWN_MODELS):
+            import_catalogue(OWN_MODELS)
+    except SchemaRuleError:
+        return
 
 
 def _model_problem(exc: BaseException) -> str:

@@ -166,6 +166,16 @@ class ViewsSetting(_Strict):
     layouts: tuple[Layout, ...] | None = Field(default=None, strict=False, min_length=1)
 
 
+class CheckLogsSetting(_Strict):
+    """``[check_logs]``: how ``check-logs`` measures the data.
+
+    ``k_anonymity``: a combination of closed-set values that fewer than k valid lines
+    of a UTC day share is rare (counted, never shown); ``--k-anonymity`` overrides it.
+    """
+
+    k_anonymity: int = Field(default=5, ge=2, le=1_000_000)
+
+
 class DeploymentConfig(_Strict):
     """One deployment: the sink to read and the dataset the views go to.
 
@@ -179,6 +189,7 @@ class DeploymentConfig(_Strict):
     exceptions: tuple[CompatException, ...] = Field(default=(), strict=False)
     catalogue: CatalogueSetting | None = None
     views: ViewsSetting = ViewsSetting()
+    check_logs: CheckLogsSetting = CheckLogsSetting()
 
     @property
     def layouts(self) -> tuple[Layout, ...]:

@@ -11,11 +11,14 @@ Without ``[catalogue]`` the project is this package's own: its catalogue, its
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from agent_telemetry._text import clean
 from agent_telemetry.config import (
     ConfigError,
     DeploymentConfig,
@@ -70,7 +73,7 @@ class Project:
         """``--config PATH`` when the config is not the one every command finds by itself
         (so a printed hint runs as printed), else nothing."""
         try:
-            found = find_config(Path.cwd())
+            found = discover(Path.cwd()).path
         except ConfigError:
             found = None
         if found is not None and found.resolve() == self.config_path.resolve():
@@ -85,17 +88,90 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def find_config(start: Path) -> Path | None:
-    """The nearest telemetry.toml at or above ``start``, not above the repository root
-    (the first folder holding ``.git``)."""
+@dataclass(frozen=True)
+class Discovery:
+    """What the search found: the config to read, or None; and, when a telemetry.toml
+    was seen but not read, which and why (for a note on stderr)."""
+
+    path: Path | None
+    ignored: str | None = None
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home().resolve()
+    except (RuntimeError, KeyError, OSError):
+        return None
+
+
+def _unsafe(folder: Path) -> str | None:
+    """Why ``folder`` is not the user's to trust (git's safe.directory), or None."""
+    try:
+        info = folder.stat()
+    except OSError:
+        return "cannot be read"
+    if info.st_uid != os.geteuid():
+        return "owned by another user"
+    if info.st_mode & stat.S_IWOTH:
+        return "writable by every user"
+    return None
+
+
+def _refuse(path: Path, why: str) -> ConfigError:
+    return ConfigError(
+        f"ignored {clean(path)}: its folder is {why}, so anyone could plant a catalogue "
+        f"module there (as git's safe.directory); pass --config {clean(path)} to use it anyway"
+    )
+
+
+def discover(start: Path, *, climb: bool = True) -> Discovery:
+    """The one discovery of telemetry.toml.
+
+    Inside a git repository: the nearest telemetry.toml at or above ``start``, up to the
+    repository root. Outside one, ``start`` itself only (``climb=False``: always so).
+    Never above ``$HOME`` when ``start`` is below it. The folder that holds the file must be
+    the user's own and not writable by everyone, else ConfigError names it and why.
+    """
     folder = start.resolve()
-    for candidate in (folder, *folder.parents):
+    home = _home()
+    bound = home if home is not None and folder.is_relative_to(home) else None
+    chain = [folder]
+    if climb:
+        for parent in folder.parents:
+            if bound is not None and not parent.is_relative_to(bound):
+                break
+            chain.append(parent)
+    root = next((i for i, f in enumerate(chain) if (f / ".git").exists()), None)
+    # Up to the repository root; outside a repository, the starting folder only.
+    searched = chain[: (root or 0) + 1]
+    for candidate in searched:
         path = candidate / CONFIG_NAME
         if path.is_file():
-            return path
-        if (candidate / ".git").exists():
-            return None
-    return None
+            why = _unsafe(candidate)
+            if why is not None:
+                raise _refuse(path, why)
+            return Discovery(path)
+    for candidate in chain[len(searched) :]:
+        path = candidate / CONFIG_NAME
+        if path.is_file():
+            return Discovery(
+                None,
+                f"ignored {clean(path)}: it is above this folder, and no git repository "
+                "holds both (pass --config to use it)",
+            )
+    return Discovery(None)
+
+
+_NOTED: set[str] = set()
+
+
+def find_config(start: Path, *, climb: bool = True) -> Path | None:
+    """``discover``'s config; a telemetry.toml it passed over is named on stderr, once."""
+    found = discover(start, climb=climb)
+    if found.ignored is not None and found.ignored not in _NOTED:
+        _NOTED.add(found.ignored)
+        print(found.ignored, file=sys.stderr)
+    return found.path
 
 
 def resolve_project(
@@ -108,13 +184,14 @@ def resolve_project(
     Raises ConfigError naming the key at fault, never its value.
     """
     if config_path is None:
-        found = find_config(Path.cwd())
-        if found is None:
+        found = discover(Path.cwd())
+        if found.path is None:
+            why = f"; {found.ignored}" if found.ignored else ""
             raise ConfigError(
-                f"no {CONFIG_NAME} in this folder or above it (pass --config, or run "
-                "`agent-telemetry init`)"
+                f"no {CONFIG_NAME} in this folder or above it, up to the repository root "
+                f"(pass --config, or run `agent-telemetry init`){why}"
             )
-        config_path = found
+        config_path = found.path
     path = Path(config_path)
     config = load_config(path, known)
     base = path.parent

@@ -200,7 +200,7 @@ EVENTS = {"broken": Broken}
     ("source", "named"),
     [
         (UNBUILDABLE, "class Broken: pydantic cannot build it"),
-        ("EVENTS = {\n", "the models do not load: SyntaxError"),
+        ("EVENTS = {\n", "does not load at"),
     ],
     ids=["pydantic_cannot_build", "syntax_error"],
 )

@@ -6,7 +6,7 @@ and the view stages (bindings of fields to view columns, generated-files drift),
 reports every finding as text, JSON or GitHub annotations.
 """
 
-from agent_telemetry.check._definition import load_models, model_load_error
+from agent_telemetry.check._definition import model_load_error
 from agent_telemetry.check._findings import CheckReport, Finding, StageResult
 from agent_telemetry.check._format import FORMATS, render
 from agent_telemetry.check._run import CheckUsageError, run_check
@@ -17,7 +17,6 @@ __all__ = [
     "CheckUsageError",
     "Finding",
     "StageResult",
-    "load_models",
     "model_load_error",
     "render",
     "run_check",

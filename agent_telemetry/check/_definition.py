@@ -8,15 +8,12 @@ breaks a rule that import is exactly what fails. ``SchemaRuleError`` lives in th
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from agent_telemetry._text import clean
 from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._paths import display_path
 from agent_telemetry.errors import ModelLoadError, SchemaRuleError
@@ -104,19 +101,6 @@ def capacities(models: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _definition_site(tb: TracebackType | None) -> tuple[str, int] | None:
-    """(file, line) of the ``class`` statement whose creation raised: the frame just
-    before pydantic's model metaclass took over."""
-    frames: list[tuple[str, int]] = []
-    while tb is not None:
-        frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
-        tb = tb.tb_next
-    for i, (filename, _) in enumerate(frames):
-        if i and "pydantic" in Path(filename).parts:
-            return frames[i - 1]
-    return None
-
-
 def _field_line(file: str, class_line: int, field: str) -> int:
     try:
         lines = Path(file).read_text(encoding="utf-8").splitlines()
@@ -159,7 +143,9 @@ def definition_finding(exc: SchemaRuleError) -> Finding:
     field = exc.field
     file: str | None = None
     line: int | None = None
-    site = _definition_site(exc.__traceback__) or _class_site(exc)
+    from agent_telemetry._loader import definition_site
+
+    site = definition_site(exc.__traceback__) or _class_site(exc)
     if site is not None and Path(site[0]).exists():
         file = display_path(site[0])
         line = _field_line(site[0], site[1], field) if field else site[1]
@@ -175,66 +161,9 @@ def definition_finding(exc: SchemaRuleError) -> Finding:
 
 
 def model_load_error(exc: BaseException) -> ModelLoadError:
-    """One line for an import of the models that failed for another reason than a
-    definition rule: the file and line (and the class, when one was being built), never
-    a traceback."""
-    if isinstance(exc, SyntaxError):
-        where = display_path(exc.filename) if exc.filename else "the models module"
-        return ModelLoadError(
-            f"{clean(where)}:{exc.lineno or 1}: the models do not load: "
-            f"{type(exc).__name__} ({clean(exc.msg)})"
-        )
-    detail = clean("; ".join(line.strip() for line in str(exc).splitlines() if line.strip()))
-    what = f"{type(exc).__name__}" + (f": {detail[:300]}" if detail else "")
-    site = _definition_site(exc.__traceback__)
-    if site is None:
-        return ModelLoadError(f"the models do not load: {what}")
-    file, line = site
-    name = _class_name(file, line)
-    subject = f"class {name}: pydantic cannot build it" if name else "the models do not load"
-    return ModelLoadError(f"{clean(display_path(file))}:{line}: {subject} ({what})")
+    """One line for this package's own models failing to import for another reason than a
+    definition rule (a syntax error, a model pydantic cannot build), as the catalogue
+    loader says it for a service's module: never a traceback."""
+    from agent_telemetry._loader import describe
 
-
-def _class_name(file: str, line: int) -> str | None:
-    try:
-        text = Path(file).read_text(encoding="utf-8").splitlines()[line - 1]
-    except (OSError, UnicodeDecodeError, IndexError):
-        return None
-    match = re.match(r"\s*class\s+(\w+)", text)
-    return match.group(1) if match else None
-
-
-def load_models(
-    module: str = "agent_telemetry.schema",
-) -> tuple[Mapping[str, Any] | None, list[Finding]]:
-    """Import ``module`` (running the definition rules and, when it builds one, the
-    version registry's rules) and return its ``EVENTS``.
-
-    Raises ``ModelLoadError`` (one line, exit 2) when the import fails otherwise: a
-    syntax error, a model pydantic itself cannot build.
-    """
-    try:
-        loaded = importlib.import_module(module)
-    except SchemaRuleError as exc:
-        return None, [definition_finding(exc)]
-    except ImportError as exc:
-        if exc.name is not None and module.startswith(exc.name):
-            raise ModelLoadError(f"the models module {clean(module)} is not importable") from None
-        raise model_load_error(exc) from None
-    except Exception as exc:
-        raise model_load_error(exc) from None
-    events: Mapping[str, Any] = loaded.EVENTS
-    return events, []
-
-
-def load_versions(module: str, events: Mapping[str, Any]) -> Mapping[tuple[str, int], Any]:
-    """The ``EVENT_VERSIONS`` registry of ``module`` (already imported by ``load_models``);
-    a module without one has only its current models."""
-    versions: Mapping[tuple[str, int], Any] | None = getattr(
-        importlib.import_module(module), "EVENT_VERSIONS", None
-    )
-    if versions is None:
-        from agent_telemetry.schema.versions import version_registry
-
-        versions = version_registry(events.values())
-    return versions
+    return ModelLoadError(describe("agent_telemetry.schema", exc))

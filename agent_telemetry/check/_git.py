@@ -42,3 +42,36 @@ def lock_at_ref(ref: str, lock_path: Path) -> str | None:
     if shown.returncode != 0:
         raise GitRefError(f"cannot read the lock at {ref!r}: {shown.stderr.strip()}")
     return shown.stdout
+
+
+def repository_root(folder: Path) -> Path:
+    """The top folder of the git repository holding ``folder``."""
+    while not folder.is_dir():
+        folder = folder.parent
+    found = _git(folder, "rev-parse", "--show-toplevel")
+    if found.returncode != 0:
+        raise GitRefError(f"{folder} is not in a git repository")
+    return Path(found.stdout.strip()).resolve()
+
+
+def commit_of(ref: str, root: Path) -> str:
+    """The commit ``ref`` names in the repository at ``root``."""
+    if ref.startswith("-"):
+        raise GitRefError(f"{ref!r} is not a git ref")
+    found = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if found.returncode != 0:
+        why = found.stderr.strip().splitlines()
+        raise GitRefError(f"cannot read {ref!r} in {root}: {why[-1] if why else 'no such commit'}")
+    return found.stdout.strip()
+
+
+def file_at(commit: str, path: str, root: Path) -> str | None:
+    """The text of ``path`` (relative to ``root``, '/'-separated) at ``commit``, or None
+    when it did not exist there."""
+    spec = f"{commit}:{path}"
+    if _git(root, "cat-file", "-e", spec).returncode != 0:
+        return None
+    shown = _git(root, "show", spec)
+    if shown.returncode != 0:
+        raise GitRefError(f"cannot read {path} at {commit[:12]}: {shown.stderr.strip()}")
+    return shown.stdout

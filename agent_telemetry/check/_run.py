@@ -105,6 +105,7 @@ def run_check(
     flags = project.command_flags()
     if lock_path is not None:
         flags += f" --lock {display_path(lock_path)}"
+    explicit_lock = lock_path is not None
     lock_path = lock_path or project.lock_path
     lock_text = read_text_or_none(lock_path)
     try:
@@ -115,7 +116,8 @@ def run_check(
 
         if against is None:
             base, base_note = committed or SchemaLock(), "against the committed lock"
-        else:
+        elif explicit_lock:
+            # --lock names the lock: the same file at the ref is its base.
             try:
                 base_text = lock_at_ref(against, lock_path)
             except GitRefError as exc:
@@ -125,6 +127,15 @@ def run_check(
             else:
                 base = load_lock(base_text, f"{against}:{lock_path.name}")
                 base_note = f"against the lock at {against}"
+        else:
+            # The base's own config names the base's lock: the change never chooses it.
+            from agent_telemetry.check._baseline import read_baseline
+
+            try:
+                baseline = read_baseline(against, project)
+            except GitRefError as exc:
+                raise CheckUsageError(f"--against: {exc}") from None
+            base, base_note = baseline.lock, baseline.note
     except LockFormatError as exc:
         raise CheckUsageError(f"{exc} (delete it and run `agent-telemetry lock{flags}`)") from None
     # Against a git ref, what its lock records has landed; without one, every reviewed

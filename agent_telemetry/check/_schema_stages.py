@@ -94,8 +94,9 @@ def _hint(
     if change.rule == "CAPACITY_GROWTH":
         owner = model.__name__ if model is not None else f"the {change.event} model"
         return (
-            f"Fix: record a data review on {owner}: data_reviews = (DataReview(reference="
-            '"...", reason="...", bits=<the new capacity or more>),); '
+            f"Fix: record a new data review on {owner}: data_reviews = (DataReview("
+            'reference="...", reason="...", bits=<the new capacity or more>, '
+            f'event="{change.event}", schema_version={change.version}),); '
             "or bring the capacity back down."
         )
     if change.rule == "SINK_COLUMN_SAME_TYPE":

@@ -30,6 +30,7 @@ from agent_telemetry.views import (
     dedupe_violations,
     lane_violations,
     parse_view,
+    pruning_violations,
     sql_path,
     view_name,
 )
@@ -67,6 +68,24 @@ def _dedupe_findings(
             line=_column_line(view.text, "QUALIFY") or 1,
         )
         for problem in dedupe_violations(read, layout, dedupe)
+    ]
+
+
+def _pruning_findings(view: CommittedView, layout: Layout, event: str) -> list[Finding]:
+    """VIEW_PRUNING findings of a committed event view: a date filter on it that would not
+    reach the sink's scan as one BigQuery prunes by (docs/views.md, "A date filter
+    prunes"). Read from the parse before the bindings proof qualifies it."""
+    assert view.tree is not None
+    return [
+        Finding(
+            BINDINGS_STAGE,
+            "VIEW_PRUNING",
+            f"{layout} view: {problem}",
+            event=event,
+            file=display_path(view.path),
+            line=_column_line(view.text, "QUALIFY") or 1,
+        )
+        for problem in pruning_violations(view.tree, layout)
     ]
 
 
@@ -125,7 +144,9 @@ def binding_findings(
 
     VIEW_DEDUPE for every committed view (telemetry_quality too) whose rows are not one
     per log entry in the pruning-safe form (``dedupe``: telemetry.toml's switch), or,
-    with dedupe off, that drops any row.
+    with dedupe off, that drops any row. VIEW_PRUNING for every committed event view on
+    which a date filter (``timestamp``; a sharded view's ``table_suffix``) would not
+    reach the sink's scan as one BigQuery prunes by.
 
     VIEW_BINDING, with ``config`` (its target dataset holds the event views), for a
     committed ``lane_health`` that reads anything but the event views' columns it
@@ -143,6 +164,7 @@ def binding_findings(
             checked += 1
             if view.tree is not None:  # a file that does not parse is reported once, below
                 findings += _dedupe_findings(view, layout, dedupe, spec.name)
+                findings += _pruning_findings(view, layout, spec.name)
             query = view.text if view.tree is None else view.tree
             for problem in binding_violations(query, spec, layout, name, specs):
                 column = None if problem.column == "*" else problem.column

@@ -68,6 +68,7 @@ def run_demo(out_dir: str | Path = "demo-out", *, seed: int = SEED) -> DemoResul
 def print_demo(result: DemoResult, console: Console) -> None:
     from rich.text import Text
 
+    from agent_telemetry.warehouse._checklogs_render import render_rare
     from agent_telemetry.warehouse.cli import explore_hint
 
     end = START.strftime("%Y-%m-%d %H:%M")
@@ -84,6 +85,13 @@ def print_demo(result: DemoResult, console: Console) -> None:
         soft_wrap=True,
     )
     render_sections(result.sections, console)
+    render_rare(result.check.rare, console)
+    console.print(
+        "one admin works the admin lane this morning: chat_turn's rare lines are that "
+        "admin's turns, and every admin-lane run is theirs whatever k says (lines, not "
+        "people, are counted)",
+        highlight=False,
+    )
     console.print(flagged_lanes(result.sections), highlight=False)
     check = result.check
     verdict = "clean" if check.clean else f"{check.violations} line(s) with violations"

@@ -42,6 +42,14 @@ class DryRunResult(_Doc):
     bytes_processed: int | None = Field(
         description="Bytes a query of the whole view would scan, as the dry run reports it."
     )
+    one_day_bytes_processed: int | None = Field(
+        default=None,
+        description=(
+            "Bytes a query of one day of the view (today, UTC, filtered in the form that "
+            "prunes partitions or shards) would scan, as its dry run reports it; null when "
+            "that dry run failed or reported none."
+        ),
+    )
 
 
 class ViewChange(_Doc):
@@ -211,6 +219,7 @@ def plan_document(
                     ok=v.dry_run.ok,
                     error=_clean_optional(v.dry_run.error),
                     bytes_processed=v.dry_run.bytes_processed,
+                    one_day_bytes_processed=v.dry_run.one_day_bytes,
                 ),
                 columns=column_changes(v),
                 sql_before=None

@@ -70,7 +70,10 @@ def _dry_run(view: ViewChange) -> str:
         return "failed: " + _cell(view.dry_run.error)
     if view.dry_run.bytes_processed is None:
         return "ok"
-    return f"ok, {view.dry_run.bytes_processed:,} bytes"
+    text = f"ok, {view.dry_run.bytes_processed:,} bytes"
+    if view.dry_run.one_day_bytes_processed is not None:
+        text += f" ({view.dry_run.one_day_bytes_processed:,} for one day)"
+    return text
 
 
 def _section_head(view: ViewChange) -> list[str]:

@@ -8,6 +8,7 @@ columns, the dry run of each generated query. Only the emulator tests reach this
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.deploy._client import BigQueryWarehouse
@@ -23,7 +24,13 @@ from agent_telemetry.deploy._plan import (
 from agent_telemetry.deploy._sink import missing_payload_fields, sink_table_name
 from agent_telemetry.deploy._types import DryRun
 from agent_telemetry.schema import EventSpec
-from agent_telemetry.views import ViewDefinition, generate_views, inlined_query, table_ref
+from agent_telemetry.views import (
+    ViewDefinition,
+    generate_views,
+    inlined_query,
+    one_day_query,
+    table_ref,
+)
 
 
 def make_plan(
@@ -50,7 +57,7 @@ def make_plan(
         if (view.project, view.dataset) != (target.project, target.dataset):
             raise PlanError(f"{view.name}: generated for another target dataset")
     sink = sink_plan(warehouse, config, chosen, specs)
-    planned = tuple(plan_view(warehouse, v, dry_run(warehouse, v, views)) for v in views)
+    planned = tuple(plan_view(warehouse, v, costed_dry_run(warehouse, v, views)) for v in views)
     return assemble_plan(
         target=f"{target.project}.{target.dataset}",
         source=f"{config.source.project}.{config.source.dataset}.{config.source.table_for(chosen)}",
@@ -67,6 +74,18 @@ def dry_run(
     runs with the generated queries of the views it reads written in, so it is checked
     before they exist (a first deployment) and against what they are about to become."""
     return warehouse.dry_run(inlined_query(view, views))
+
+
+def costed_dry_run(
+    warehouse: BigQueryWarehouse, view: ViewDefinition, views: Sequence[ViewDefinition]
+) -> DryRun:
+    """``dry_run``, with the bytes a query of one day of the view would scan beside the
+    whole view's (a second dry run, of ``one_day_query``; None if that one fails)."""
+    whole = dry_run(warehouse, view, views)
+    if not whole.ok:
+        return whole
+    day = warehouse.dry_run(one_day_query(view, views))
+    return replace(whole, one_day_bytes=day.bytes_processed if day.ok else None)
 
 
 def sink_plan(

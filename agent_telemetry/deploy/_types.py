@@ -42,6 +42,7 @@ class DryRun:
     schema: tuple[TableField, ...]
     error: str | None = None
     bytes_processed: int | None = None  # what a query of the whole view would scan
+    one_day_bytes: int | None = None  # what a query of one day of it would scan
 
     @property
     def ok(self) -> bool:

@@ -18,7 +18,7 @@ from agent_telemetry.emit._logger import TelemetryLogger, make_logger
 from agent_telemetry.emit._output import WRITE_TIMEOUT_SECONDS, Shared
 from agent_telemetry.emit._validate import STATE, use_catalogue
 from agent_telemetry.schema import TelemetryEvent
-from agent_telemetry.schema.catalogue import Catalogue, default_catalogue, load_catalogue
+from agent_telemetry.schema.catalogue import Catalogue, default_catalogue, load_provable
 
 CatalogueSource = Catalogue | ModuleType | str | Mapping[str, type[TelemetryEvent]]
 
@@ -93,7 +93,9 @@ def configure(
     it is a finite number >= 0 (a configuration mistake, not telemetry).
     ``catalogue``: the service's own catalogue: a module exposing ``EVENTS`` (and
     optionally ``EVENT_VERSIONS``), its import path (``"myservice.telemetry"``, the
-    ``[catalogue] module`` of telemetry.toml), or a ``name -> model`` mapping. Emit by
+    ``[catalogue] module`` of telemetry.toml), or a ``name -> model`` mapping of classes
+    defined at module level (each ``module.qualname`` of an importable module): what a
+    lock can hold. A class built at run time raises ``CatalogueError`` here. Emit by
     name resolves there, and only its own current models are written: any other class
     is ``telemetry_rejected`` / ``unknown_event`` (strict: raises). Loaded here, once;
     a catalogue that does not load raises ``CatalogueError`` (or the model's
@@ -101,7 +103,7 @@ def configure(
     """
     if write_timeout is not None and not 0 <= write_timeout < float("inf"):
         raise ValueError("write_timeout must be a finite number of seconds >= 0")
-    loaded = None if catalogue is None else load_catalogue(catalogue)
+    loaded = None if catalogue is None else load_provable(catalogue)
     with SHARED.configure_lock:
         current = CURRENT.settings
         _install(

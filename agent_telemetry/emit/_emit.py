@@ -27,9 +27,10 @@ def emit(event: str | type[TelemetryEvent] | TelemetryEvent, /, **fields: Any) -
     None when nothing was written.
 
     Lenient mode (the default) never raises for any input: invalid values are dropped
-    and named in ``invalid_fields``, unknown keys are dropped and counted in
-    ``unknown_fields``, an unknown event writes a ``telemetry_rejected`` line, and a
-    failed write is counted. Strict mode raises ``TelemetryValidationError`` instead.
+    and named in ``invalid_fields``, unknown keys are dropped and flagged in
+    ``unknown_fields`` (1, never their count), an unknown event writes a
+    ``telemetry_rejected`` line, and a failed write is counted. Strict mode raises
+    ``TelemetryValidationError`` instead.
 
     A call made while the same thread is already inside ``emit`` (from a signal handler,
     the stream's own ``write``, a clock, a value's ``__str__``) is dropped and counted in

@@ -102,7 +102,7 @@ def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict
     """``fields`` -> the line's record (strict mode raises on any invalid or unknown field).
 
     A fresh dict in line order: the envelope, the validated values in model order, then
-    ``invalid_fields`` and ``unknown_fields`` when non-empty. The scratch keys of earlier
+    ``invalid_fields`` and the ``unknown_fields`` flag when non-empty. The scratch keys of earlier
     processors stay behind. Validating and building are one processor because on the
     hot path one validator call returns the record itself.
     """
@@ -125,6 +125,10 @@ def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict
     return record_of(plan, values, invalid, unknown, event_dict.get("clock"))
 
 
+# What ``unknown_fields`` says when a call passed keys the event does not define.
+UNKNOWN_FLAG = 1
+
+
 def record_of(
     plan: Plan,
     values: dict[str, Any],
@@ -132,7 +136,11 @@ def record_of(
     unknown: int,
     clock: Clock | None = None,
 ) -> Record:
-    """The envelope, then the ``values`` (in model order) that are not None."""
+    """The envelope, then the ``values`` (in model order) that are not None.
+
+    ``unknown_fields`` is a flag, always 1: how many unknown keys a call passed is a
+    number the caller chooses, which capacity could not bound (schema.capacity).
+    """
     record = {
         "event": plan.event,
         "schema_version": plan.schema_version,
@@ -145,7 +153,7 @@ def record_of(
     if invalid:
         record["invalid_fields"] = list(invalid)
     if unknown:
-        record["unknown_fields"] = unknown
+        record["unknown_fields"] = UNKNOWN_FLAG
     return record
 
 
@@ -197,7 +205,14 @@ def drop_unwritable(record: EventDict) -> EventDict:
     if dropped:
         invalid = [n for n in record.pop("invalid_fields", ()) if type(n) is str]
         unknown = record.pop("unknown_fields", None)
-        record["invalid_fields"] = invalid + [n for n in dropped if n not in invalid]
+        named = invalid + [n for n in dropped if n not in invalid]
+        # In model order, as every other line's: the order must say nothing more.
+        event = record.get("event")
+        plan = plan_by_name(event) if type(event) is str else None
+        if plan is not None:
+            rank = {name: i for i, name in enumerate(plan.order)}
+            named.sort(key=lambda name: rank.get(name, len(rank)))
+        record["invalid_fields"] = named
         if unknown is not None:
             record["unknown_fields"] = unknown
     return record

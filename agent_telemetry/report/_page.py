@@ -17,6 +17,7 @@ import markupsafe
 from agent_telemetry._pages import write_page
 from agent_telemetry.report._svg import WIDTH_IN, render_svg
 from agent_telemetry.report.charts import ChartData
+from agent_telemetry.warehouse._rare import RareCombinations
 
 _TEMPLATES = Path(__file__).with_name("templates")
 
@@ -25,7 +26,13 @@ def query_command(sql: str, logs: Sequence[Path]) -> str:
     return shlex.join(["agent-telemetry", "query", sql, *(str(p) for p in logs)])
 
 
-def render_page(data: Sequence[ChartData], logs: Sequence[Path], summary: dict[str, int]) -> str:
+def render_page(
+    data: Sequence[ChartData],
+    logs: Sequence[Path],
+    summary: dict[str, int],
+    rare: RareCombinations | None = None,
+) -> str:
+    """The page; ``rare``: check-logs' rare-combination counts (counts only, no values)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(_TEMPLATES),
         autoescape=True,
@@ -39,10 +46,12 @@ def render_page(data: Sequence[ChartData], logs: Sequence[Path], summary: dict[s
         }
         for d in data
     ]
+    shown = None if rare is None else {"k": rare.k, "days": rare.days()}
     return env.get_template("report.html.j2").render(
         charts=charts,
         logs=[str(p) for p in logs],
         summary=summary,
+        rare=shown,
         # Never drawn narrower than its own size: on a phone a chart scrolls inside its
         # figure and its 9 pt text stays 12 px, as the captions' small print.
         chart_min_px=round(WIDTH_IN * 96),

@@ -34,7 +34,18 @@ class _ReportFailed(click.ClickException):
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Deployment file (default: ./telemetry.toml if present).",
 )
-def report_command(logs: tuple[Path, ...], html_path: Path | None, config: Path | None) -> None:
+@click.option(
+    "--k-anonymity",
+    "k",
+    type=click.IntRange(2, 1_000_000),
+    metavar="K",
+    default=None,
+    help="The page's rare combinations: closed-set values fewer than K valid lines of a UTC "
+    "day share (default: [check_logs] k_anonymity of telemetry.toml, else 5).",
+)
+def report_command(
+    logs: tuple[Path, ...], html_path: Path | None, config: Path | None, k: int | None
+) -> None:
     """Chart a log: runs per lane and status over time, queue waits, render slot waits,
     the run and token buckets, provider lane states over time, chat refusals and errors,
     data quality. Each chart is one query over the views (the page prints it).
@@ -49,7 +60,8 @@ def report_command(logs: tuple[Path, ...], html_path: Path | None, config: Path 
     from agent_telemetry.warehouse.results import Result, print_table
 
     try:
-        with Warehouse(config=default_config(config)) as wh:
+        deployment = default_config(config)
+        with Warehouse(config=deployment) as wh:
             loaded = wh.load(logs)
             wh.create_views()
             data = chart_data(wh)
@@ -65,9 +77,13 @@ def report_command(logs: tuple[Path, ...], html_path: Path | None, config: Path 
                 print_table(Result(d.columns, d.rows), console)
         return
     from agent_telemetry.report._page import render_page, write_page
+    from agent_telemetry.warehouse._checklogs import check_logs
 
     try:
-        page = render_page(data, logs, {"loaded": loaded.loaded})
+        # The rare-combination counts, as check-logs measures them (one definition).
+        chosen = k or deployment.check_logs.k_anonymity
+        rare = check_logs(logs, wh.catalogue.versions, k=chosen).rare
+        page = render_page(data, logs, {"loaded": loaded.loaded}, rare)
         write_page(page, html_path)
     except ReportError as exc:
         raise _ReportFailed(str(exc)) from None

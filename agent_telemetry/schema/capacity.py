@@ -7,13 +7,19 @@ figure can never differ between two places.
 
 - A field's channel holds as many values as its domain: the members of a closed set,
   ``le - ge + 1`` for an int (or, with a precision, the distinct values left after
-  rounding), two for a bool; an optional field has one more (absent).
-- An event's capacity is the product of its fields' counts: the number of different
-  lines one version can write. ``event`` and ``schema_version`` take one value on every
-  line of one version (the emitter writes only catalogued, current versions), so they
-  add nothing within an event; the choice *between* events is bounded by the catalogue's
-  own review (a new event is a new lock entry): a line of a catalogue says at most
-  log2(sum over its events of their counts) bits.
+  rounding), two for a bool; an optional field has one more (absent), and every field
+  one more again (rejected: dropped and named in ``invalid_fields``, which the lenient
+  emitter writes in model order, so the list is a function of the fields' states).
+- The envelope's own channels (``ENVELOPE_CHANNELS``): ``unknown_fields`` is a flag
+  (absent, or ``1``), two values; ``severity`` is a constant; ``time`` is the clock's,
+  not the caller's (a caller that chooses *when* to emit is a timing channel no count of
+  a line can bound; docs/rules.md says so).
+- An event's capacity is the product of its fields' counts and the envelope's: the
+  number of different lines one version can write. ``event`` and ``schema_version``
+  take one value on every line of one version (the emitter writes only catalogued,
+  current versions), so they add nothing within an event; the choice *between* events
+  is bounded by the catalogue's own review (a new event is a new lock entry): a line of
+  a catalogue says at most log2(sum over its events of their counts) bits.
 
 Counts are exact integers; bits are shown to a tenth, rounded to nearest with integer
 arithmetic only (no float at an edge decides a budget or a review).
@@ -128,10 +134,16 @@ def domain_values(field: FieldSpec) -> int:
     return rounded_values(field.ge, field.le, field.precision)
 
 
+# A rejected value is one more state of every field: dropped, and its name written in
+# ``invalid_fields`` (a required field that is missing is named there too).
+REJECTED_STATE = 1
+
+
 def field_values(field: FieldSpec) -> int:
     """The number of different things the field can say on a line: its domain, plus
-    one for an optional field (absent)."""
-    return domain_values(field) + (0 if field.required else 1)
+    one for an optional field (absent), plus one for every field (rejected, named in
+    ``invalid_fields``)."""
+    return domain_values(field) + (0 if field.required else 1) + REJECTED_STATE
 
 
 def tenths(values: int) -> int:
@@ -164,18 +176,27 @@ class FieldCapacity:
         return show_bits(self.tenths)
 
 
+# What the emitter writes beside the fields that a caller's call can change: the
+# ``unknown_fields`` flag (absent, or 1 when the call passed keys the event does not
+# define). ``invalid_fields`` is counted in each field (REJECTED_STATE); ``event``,
+# ``schema_version`` and ``severity`` are constant within a version.
+ENVELOPE_CHANNELS: tuple[FieldCapacity, ...] = (FieldCapacity("unknown_fields", 2),)
+
+
 @dataclass(frozen=True, slots=True)
 class EventCapacity:
-    """One event version's capacity: each field's, and the whole line's."""
+    """One event version's capacity: each field's, the envelope's, and the whole line's."""
 
     event: str
     schema_version: int
     fields: tuple[FieldCapacity, ...]
+    envelope: tuple[FieldCapacity, ...] = ENVELOPE_CHANNELS
 
     @property
     def values(self) -> int:
-        """Different lines the version can write (the product of its fields' counts)."""
-        return prod(f.values for f in self.fields)
+        """Different lines the version can write: the product of its fields' counts
+        and the envelope's (the whole line as written)."""
+        return prod(f.values for f in self.fields) * prod(f.values for f in self.envelope)
 
     @property
     def tenths(self) -> int:

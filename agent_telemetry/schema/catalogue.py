@@ -15,14 +15,16 @@ anyone's branch may change.
 
 from __future__ import annotations
 
-import importlib
 import re
+import sys
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType, ModuleType
 
-from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry._loader import CatalogueError as CatalogueError
+from agent_telemetry._loader import guarded, import_catalogue
 from agent_telemetry.schema._base import TelemetryEvent
 from agent_telemetry.schema.spec import EventSpec, event_spec, rules_ran
 from agent_telemetry.schema.versions import version_registry
@@ -34,10 +36,6 @@ MODULE_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}(?:\.[A-Za-z_][A-Za-z0-9_]
 
 Events = Mapping[str, type[TelemetryEvent]]
 Versions = Mapping[tuple[str, int], type[TelemetryEvent]]
-
-
-class CatalogueError(AgentTelemetryError, ValueError):
-    """A catalogue cannot be loaded: the module does not import, or its mappings are wrong."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,12 +120,19 @@ def _checked_versions(
     return registry
 
 
+# Catalogues read from a module (what `lock` and `check` import and see): the emitter
+# takes them again as they are.
+_FROM_MODULES: weakref.WeakSet[Catalogue] = weakref.WeakSet()
+
+
 def _from_module(module: ModuleType, origin: str) -> Catalogue:
     if not hasattr(module, "EVENTS"):
         raise CatalogueError("the catalogue module has no EVENTS (name -> event model)")
     events = _checked_events(module.EVENTS)
     versions = _checked_versions(getattr(module, "EVENT_VERSIONS", None), events)
-    return Catalogue(origin, MappingProxyType(events), versions)
+    found = Catalogue(origin, MappingProxyType(events), versions)
+    _FROM_MODULES.add(found)
+    return found
 
 
 def load_catalogue(
@@ -143,27 +148,41 @@ def load_catalogue(
     """
     if isinstance(source, Catalogue):
         return source
-    if isinstance(source, ModuleType):
-        return _from_module(source, source.__name__)
     if isinstance(source, str):
         if MODULE_PATH.fullmatch(source) is None:
             raise CatalogueError("the catalogue module is not a dotted Python import path")
         if source == DEFAULT_MODULE:
             return default_catalogue()
-        try:
-            module = importlib.import_module(source)
-        except ImportError as exc:
-            raise CatalogueError(
-                f"the catalogue module cannot be imported ({type(exc).__name__}); is its "
-                "package installed, or below the folder of telemetry.toml?"
-            ) from None
-        return _from_module(module, source)
-    if isinstance(source, Mapping):
-        events = _checked_events(source)
-        return Catalogue(
-            MAPPING_ORIGIN, MappingProxyType(events), version_registry(events.values())
-        )
+    # The one door: the module's code runs here (importing it, reading EVENTS), and
+    # whatever it raises leaves as one CatalogueError line, never as an exit status.
+    with guarded(_origin(source)):
+        if isinstance(source, str):
+            try:
+                module = import_catalogue(source)
+            except ImportError as exc:
+                if exc.name is None or not (source + ".").startswith(exc.name + "."):
+                    raise  # the module itself imports something missing: guarded says so
+                raise CatalogueError(
+                    f"the catalogue module cannot be imported ({type(exc).__name__}); "
+                    "is its package installed, or below the folder of telemetry.toml?"
+                ) from None
+            return _from_module(module, source)
+        if isinstance(source, ModuleType):
+            return _from_module(source, source.__name__)
+        if isinstance(source, Mapping):
+            events = _checked_events(source)
+            return Catalogue(
+                MAPPING_ORIGIN, MappingProxyType(events), version_registry(events.values())
+            )
     raise CatalogueError("a catalogue is a module, its import path, or a name -> model mapping")
+
+
+def _origin(source: object) -> str:
+    if isinstance(source, str):
+        return source
+    if isinstance(source, ModuleType):
+        return source.__name__
+    return MAPPING_ORIGIN
 
 
 @cache
@@ -176,6 +195,66 @@ def default_catalogue() -> Catalogue:
     from agent_telemetry.schema.retired import RETIRED
 
     events = _checked_events(EVENTS)
-    return Catalogue(
+    found = Catalogue(
         DEFAULT_MODULE, MappingProxyType(events), version_registry(events.values(), RETIRED)
     )
+    _FROM_MODULES.add(found)
+    return found
+
+
+def _importable(module: object) -> bool:
+    """A module ``import`` gives back: registered under its name, with a spec."""
+    name = getattr(module, "__name__", None)
+    return (
+        isinstance(module, ModuleType)
+        and isinstance(name, str)
+        and sys.modules.get(name) is module
+        and getattr(module, "__spec__", None) is not None
+    )
+
+
+def _reachable(model: type) -> bool:
+    """``model`` is ``module.qualname`` of an importable module: a fresh process that
+    imports that module (as ``lock`` and ``check`` do) gets this very class."""
+    module = sys.modules.get(model.__module__)
+    if not _importable(module):
+        return False
+    target: object = module
+    try:
+        for part in model.__qualname__.split("."):
+            target = getattr(target, part)
+    except Exception:  # a missing attribute, a module __getattr__ that raises
+        return False
+    return target is model
+
+
+def load_provable(
+    source: Catalogue | ModuleType | str | Mapping[str, type[TelemetryEvent]],
+) -> Catalogue:
+    """``load_catalogue`` for the emitter: only what a lock could hold.
+
+    A module's import path, an importable module, a catalogue read from one, or models
+    that are each ``module.qualname`` of an importable module. Anything else (a class
+    built at run time, per user say; a module object made by hand) is refused with
+    CatalogueError: ``lock`` and ``check`` could never see it, so nothing proves it.
+    """
+    if isinstance(source, str):
+        return load_catalogue(source)
+    if isinstance(source, ModuleType) and not _importable(source):
+        raise CatalogueError(
+            "the catalogue module is not importable (not in sys.modules under its name): "
+            "name the module by its import path"
+        )
+    if isinstance(source, Catalogue) and source in _FROM_MODULES:
+        return source
+    loaded = load_catalogue(source)
+    if loaded in _FROM_MODULES:
+        return loaded
+    for position, model in enumerate(loaded.versions.values()):
+        if not _reachable(model):
+            raise CatalogueError(
+                f"catalogue model {position}: built at run time, or not importable as "
+                "module.qualname: no lock can hold it, so the emitter refuses it (define "
+                "event classes at module level and name their module)"
+            )
+    return loaded

@@ -490,25 +490,45 @@ def _grown_fields(before: EventCapacity | None, after: EventCapacity) -> list[st
     return grown
 
 
+def _base_references(base: SchemaLock) -> frozenset[str]:
+    """Every review reference the base lock has, on any event: none approves again."""
+    return frozenset(r.reference for _, _, entry in base.versions() for r in entry.data_reviews)
+
+
 def _covering_review(
-    before: tuple[LockedReview, ...], after: LockedEvent, needed: int
-) -> LockedReview | None:
-    """A review the base did not have whose approved bits cover ``needed`` tenths."""
+    known: frozenset[str], name: str, version: int, after: LockedEvent, needed: int
+) -> tuple[LockedReview | None, list[str]]:
+    """A review that approves this growth, and why each other review did not: it must
+    name this event and version, be new (its reference on no event of the base lock),
+    and approve at least ``needed`` tenths."""
+    refused = []
     for review in after.data_reviews:
-        if review not in before and review_tenths(review.bits) >= needed:
-            return review
-    return None
+        if (review.event, review.schema_version) != (name, version):
+            named = (
+                "no event" if review.event is None else (f"{review.event} v{review.schema_version}")
+            )
+            refused.append(f"data review {review.reference} names {named}, not this event")
+        elif review.reference in known:
+            refused.append(f"data review {review.reference} is in the base lock already")
+        elif review_tenths(review.bits) >= needed:
+            return review, []
+        else:
+            approved = show_bits(review_tenths(review.bits))
+            refused.append(f"data review {review.reference} approves only {approved} bits")
+    return None, refused
 
 
 def _capacity_growth(base: SchemaLock, current: SchemaLock) -> Iterator[Change]:
-    """A version that can say more than the base lock's is a finding; a data review the
-    base lock does not have, for at least the new capacity, clears it.
+    """A version that can say more than the base lock's is a finding; a data review
+    naming that event version, whose reference the base lock has on no event, for at
+    least the new capacity, clears it.
 
     Against no lock at all (a catalogue's first lock) there is nothing to grow from: the
     first lock is the baseline, and every event's capacity shows in ``check``.
     """
     if not base.events:
         return
+    known = _base_references(base)
     for name, version, entry in current.versions():
         after = _capacity(name, version, entry)
         found = _baseline(base, name, version)
@@ -521,10 +541,9 @@ def _capacity_growth(base: SchemaLock, current: SchemaLock) -> Iterator[Change]:
             was += f" (version {found[0]})"
         what = ", ".join(grown) if grown else "no fields"
         detail = f"capacity grew from {was} to {after.bits} bits per line ({what})"
-        reviewed = _covering_review(
-            found[1].data_reviews if found is not None else (), entry, after.tenths
-        )
+        reviewed, refused = _covering_review(known, name, version, entry, after.tenths)
         if reviewed is None:
+            detail += "".join(f"; {why}" for why in refused)
             yield Change("CAPACITY_GROWTH", "breaking", name, version, None, detail)
         else:
             approved = show_bits(review_tenths(reviewed.bits))

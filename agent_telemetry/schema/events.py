@@ -106,7 +106,9 @@ class PipelineRun(TelemetryEvent):
         None, description="Model-provider lane the run used (as in provider_status)."
     )
     # The catalogue's first data review: issue 30 let a run say it was reaped silent
-    # (reason stalled) and which provider lane it used, for the lane_health view.
+    # (reason stalled) and which provider lane it used, for the lane_health view. Issue
+    # 36 counted the whole line (a rejected value per field, the unknown_fields flag):
+    # the same lines as before, now counted at what they can say.
     data_reviews: ClassVar[tuple[DataReview, ...]] = (
         DataReview(
             reference="issue 30",
@@ -116,6 +118,18 @@ class PipelineRun(TelemetryEvent):
                 "looks busy but finishes nothing can be told from a busy one"
             ),
             bits=58.4,
+            event="pipeline_run",
+            schema_version=1,
+        ),
+        DataReview(
+            reference="issue 36",
+            reason=(
+                "the whole line counted: each field's rejected state (named in "
+                "invalid_fields) and the unknown_fields flag; no new field"
+            ),
+            bits=61.3,
+            event="pipeline_run",
+            schema_version=1,
         ),
     )
 

@@ -86,11 +86,15 @@ class LockedField(_Frozen):
 
 
 class LockedReview(_Frozen):
-    """A data review recorded on an event version (``DataReview``)."""
+    """A data review recorded on an event version (``DataReview``), with the event and
+    version it names (None in a lock written before reviews named one: such a review
+    approves no growth)."""
 
     reference: str
     reason: str
     bits: float
+    event: str | None = None
+    schema_version: int | None = None
 
 
 class LockedEvent(_Frozen):
@@ -154,7 +158,13 @@ def _bits(values: int) -> float:
 
 
 def lock_review(review: DataReview) -> LockedReview:
-    return LockedReview(reference=review.reference, reason=review.reason, bits=review.bits)
+    return LockedReview(
+        reference=review.reference,
+        reason=review.reason,
+        bits=review.bits,
+        event=review.event,
+        schema_version=review.schema_version,
+    )
 
 
 def lock_event(spec: EventSpec) -> LockedEvent:
@@ -209,7 +219,13 @@ def _event_json(event: LockedEvent) -> dict[str, Any]:
     }
     if event.data_reviews:
         out["data_reviews"] = [
-            {"reference": r.reference, "reason": r.reason, "bits": r.bits}
+            {
+                "reference": r.reference,
+                "reason": r.reason,
+                "bits": r.bits,
+                "event": r.event,
+                "schema_version": r.schema_version,
+            }
             for r in event.data_reviews
         ]
     out["fields"] = [_field_json(f) for f in event.fields]

@@ -257,17 +257,23 @@ def _reviewed_names(ctx: ModelContext) -> str | None:
     return None
 
 
+_REVIEW_FORM = "DataReview(reference=..., reason=..., bits=..., event=..., schema_version=...)"
+
+
 def _data_reviews(ctx: ModelContext) -> str | None:
     reviews = getattr(ctx.model, "data_reviews", ())
     if not isinstance(reviews, tuple):
-        return "data_reviews is a tuple of DataReview(reference=..., reason=..., bits=...)"
+        return f"data_reviews is a tuple of {_REVIEW_FORM}"
     for review in reviews:
         if not isinstance(review, DataReview):
-            return "data_reviews holds only DataReview(reference=..., reason=..., bits=...)"
-        for part in ("reference", "reason"):
+            return f"data_reviews holds only {_REVIEW_FORM}"
+        for part in ("reference", "reason", "event"):
             text = getattr(review, part)
             if not isinstance(text, str) or not text.strip():
                 return f"a data review needs its {part}"
+        version = review.schema_version
+        if isinstance(version, bool) or not isinstance(version, int):
+            return "a data review names the schema_version it approves"
         bits = review.bits
         if isinstance(bits, bool) or not isinstance(bits, int | float):
             return "a data review's bits is a number of bits, to one decimal"

@@ -59,17 +59,22 @@ class Precision:
 
 @dataclass(frozen=True, slots=True)
 class DataReview:
-    """A recorded data review: an event version may carry up to ``bits`` bits.
+    """A recorded data review: the event version it names may carry up to ``bits`` bits.
 
-    Listed in the event's ``data_reviews``; the lock records each one, ``check`` and the
-    data dictionary show it. A capacity growth against the base lock
-    (CAPACITY_GROWTH) clears only with a review the base lock does not have yet whose
-    ``bits`` (one decimal, as ``check`` prints capacities) covers the new capacity.
+    Listed in the event's ``data_reviews``; the lock records each one with the event and
+    version it names, ``check`` and the data dictionary show it. A capacity growth
+    against the base lock (CAPACITY_GROWTH) clears only with a review that names that
+    event and version, whose reference the base lock has on no event yet, and whose
+    ``bits`` (one decimal, as ``check`` prints capacities) covers the new capacity: a
+    review approves one growth, and a copy (``data_reviews = Other.data_reviews``)
+    approves nothing.
     """
 
     reference: str  # where the review is written down (an issue, a ticket, a document)
     reason: str  # why the event needs to say that much
     bits: float  # the capacity approved, in bits, to one decimal
+    event: str  # the event the review approves
+    schema_version: int  # the version of that event it approves
 
 
 class UnsupportedFieldType(AgentTelemetryError):

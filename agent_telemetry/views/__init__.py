@@ -8,6 +8,8 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
   view per event version (``specs``, default every registered version), then
   ``telemetry_quality``; ``view_name(event, version)`` names them (version 1: the event's
   name, version N: ``<event>_v<N>``);
+- ``ENVELOPE_KEYS``, ``event_payload_keys(specs)``: the payload keys the copies of one
+  log entry are ranked by: the envelope's (``event`` first), then the copy's event's own;
 - ``sink_schema(layout) -> list[dict]``: BigQuery JSON schema to pre-create the sink table
   (``sink_fields``: the same as ``TableField``, the one shape of a schema field that
   views, warehouse and deploy share);
@@ -25,6 +27,10 @@ SQL generation only: no DuckDB (``agent_telemetry.warehouse``), no network
   for a dry run before they exist;
 - ``dedupe_violations(query, layout, dedupe)``: proof, read back from the SQL, that a view
   keeps one row per log entry (insertId with timestamp) in the form that keeps pruning;
+- ``pruning_violations(query, layout)``: proof, read back from the SQL, that a date
+  filter on an event view's ``timestamp`` (a sharded view's ``table_suffix`` too) reaches
+  the sink's scan as one BigQuery prunes by (``pushed_to_scan`` follows any filter);
+  ``one_day_query(view, views)``: a query of one day of a view, for a dry run's bytes;
 - ``build(config_path, check) -> BuildResult``: write (or, with ``check``, diff) the
   committed SQL for every layout and the data dictionary ``docs/telemetry.md``.
 """
@@ -43,8 +49,10 @@ from agent_telemetry.views._describe import (
 )
 from agent_telemetry.views._reading import JSON_NUMBER
 from agent_telemetry.views._sink import (
+    ENVELOPE_KEYS,
     INSERT_ID_COLUMN,
     PAYLOAD_COLUMN,
+    event_payload_keys,
     payload_fields,
     sink_fields,
     sink_schema,
@@ -74,6 +82,7 @@ if TYPE_CHECKING:
     from agent_telemetry.views._inline import inlined_query
     from agent_telemetry.views._lanes import LANE_VIEW, LANE_WINDOW_MINUTES
     from agent_telemetry.views._lanes_proof import lane_violations
+    from agent_telemetry.views._pruning import one_day_query, pruning_violations, pushed_to_scan
     from agent_telemetry.views._render import (
         MANAGED_BY,
         ColumnDoc,
@@ -90,6 +99,9 @@ _LAZY = {
     "parse_view": "_bindings",
     "view_lineage": "_bindings",
     "dedupe_violations": "_dedupe",
+    "pruning_violations": "_pruning",
+    "one_day_query": "_pruning",
+    "pushed_to_scan": "_pruning",
     "LANE_VIEW": "_lanes",
     "LANE_WINDOW_MINUTES": "_lanes",
     "inlined_query": "_inline",
@@ -114,6 +126,7 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 
 __all__ = [
     "ENVELOPE_COLUMNS",
+    "ENVELOPE_KEYS",
     "GENERATED_DIR",
     "INSERT_ID_COLUMN",
     "JSON_NUMBER",
@@ -134,6 +147,7 @@ __all__ = [
     "build",
     "column_lineage",
     "dedupe_violations",
+    "event_payload_keys",
     "expected_files",
     "expected_sources",
     "generate_views",
@@ -141,8 +155,11 @@ __all__ = [
     "inlined_query",
     "installed_package",
     "lane_violations",
+    "one_day_query",
     "parse_view",
     "payload_fields",
+    "pruning_violations",
+    "pushed_to_scan",
     "schema_type",
     "sink_fields",
     "sink_schema",

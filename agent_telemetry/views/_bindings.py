@@ -25,7 +25,7 @@ from agent_telemetry.config import Layout
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views._describe import VIEW_ENVELOPE_COLUMNS
 from agent_telemetry.views._render import DIALECT, JSON_KEY_READS, json_path_key
-from agent_telemetry.views._sink import PAYLOAD_COLUMN, table_columns
+from agent_telemetry.views._sink import PAYLOAD_COLUMN, SHARD_COLUMN, table_columns
 from agent_telemetry.views._sql_error import sql_error_text
 
 
@@ -232,7 +232,15 @@ def expected_sources(spec: EventSpec, layout: Layout) -> dict[str, frozenset[str
     expected["timestamp"] = frozenset({"timestamp"})
     expected["schema_version"] = frozenset({f"{payload}.schema_version"})
     expected["invalid_fields"] = frozenset({f"{payload}.invalid_fields"})
+    if layout == "sharded":  # the shard a date filter prunes by (views/_sink.py)
+        expected[SHARD_COLUMN] = frozenset({"_table_suffix"})
     return expected
+
+
+def envelope_columns(layout: Layout) -> tuple[str, ...]:
+    """The columns an event view of ``layout`` has besides its fields."""
+    shard = (SHARD_COLUMN,) if layout == "sharded" else ()
+    return (*VIEW_ENVELOPE_COLUMNS, *shard)
 
 
 def binding_violations(
@@ -259,14 +267,14 @@ def binding_violations(
     fields = spec.field_names
     problems: list[BindingViolation] = []
     for column, count in counts.items():
-        if column not in fields and column not in VIEW_ENVELOPE_COLUMNS:
+        if column not in fields and column not in envelope_columns(layout):
             problems.append(
                 BindingViolation(name, column, "is neither a model field nor an envelope column")
             )
         if count > 1:
             problems.append(BindingViolation(name, column, f"appears {count} times"))
     expected = expected_sources(spec, layout)
-    for column in (*fields, *VIEW_ENVELOPE_COLUMNS):
+    for column in (*fields, *envelope_columns(layout)):
         if counts[column] == 0:
             kind = "model field" if column in fields else "envelope column"
             problems.append(BindingViolation(name, column, f"{kind} has no column in the view"))

@@ -6,17 +6,23 @@ promises. With dedupe on, every SELECT that reads the sink table keeps its rows 
 exactly
 
     QUALIFY sink.<insert id> IS NULL
-      OR ROW_NUMBER() OVER (PARTITION BY sink.<insert id>, sink.timestamp
-                            ORDER BY <payload columns> ASC NULLS FIRST) = 1
+      OR ROW_NUMBER() OVER (PARTITION BY sink.<insert id>, sink.timestamp[, sink._TABLE_SUFFIX]
+                            ORDER BY sink.<payload>.event ASC NULLS FIRST, ...) = 1
 
 (the other branch exactly ``sink.<insert id> IS NULL``, nothing else), and every window
-in the query is partitioned by exactly those two sink columns, with no frame: the key is
-the LogEntry's, rows without an insert id are never merged, and a filter on
-``timestamp`` keeps or drops whole windows, so it can still be applied below them and
-prune partitions. A window that ranks copies orders them by every payload key the query
-reads anywhere, each ascending with NULL first, and every ranking window orders alike:
-copies the order cannot tell apart show the same values, so the copy kept is one rule,
-not the engine's choice. With dedupe off, there is no QUALIFY and no window.
+in the query is partitioned by exactly those sink columns (``_TABLE_SUFFIX`` in the
+sharded layout only), with no frame: the key is the LogEntry's, rows without an insert
+id are never merged, and a filter on ``timestamp`` (or the shard) keeps or drops whole
+windows, so it can still be applied below them and prune partitions (or shards).
+
+A window that ranks copies orders them by ``event`` first, then by every payload key the
+query reads anywhere, each ascending with NULL first (a key may be read only for copies
+of one event, ``IF(event = '<name>', <key>, NULL)``), and every ranking window orders
+alike: copies the order cannot tell apart show the same values, so the copy kept is one
+rule, not the engine's choice. ``event`` first is what makes the views agree with each
+other: copies of two events differ in the first key, so every view orders them alike
+and keeps the same event's copy (docs/design.md, "One row per log entry"). With dedupe
+off, there is no QUALIFY and no window.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ from agent_telemetry.views._sink import INSERT_ID_COLUMN, PAYLOAD_COLUMN
 from agent_telemetry.views._sql_error import sql_error_text
 
 TIMESTAMP = "timestamp"
+TABLE_SUFFIX = "_TABLE_SUFFIX"
+EVENT = "event"
 
 
 def _query(sql: str | exp.Expr) -> exp.Expr:
@@ -60,17 +68,25 @@ def _is_sink_column(node: exp.Expr, alias: str, name: str) -> bool:
     )
 
 
-def _window_problem(window: exp.Window, alias: str, insert_id: str) -> str | None:
-    """Why ``window`` is not exactly ``OVER (PARTITION BY <insert id>, timestamp)``."""
+def entry_keys(layout: Layout) -> tuple[str, ...]:
+    """The sink columns every window partitions by: the entry's key, and what a date
+    filter is written on (a sharded sink's shard suffix)."""
+    keys = (INSERT_ID_COLUMN[layout], TIMESTAMP)
+    return (*keys, TABLE_SUFFIX) if layout == "sharded" else keys
+
+
+def _window_problem(window: exp.Window, alias: str, layout: Layout) -> str | None:
+    """Why ``window`` is not exactly ``OVER (PARTITION BY <entry keys>)``."""
     keys = window.args.get("partition_by") or []
-    wanted = {insert_id.lower(), TIMESTAMP}
+    wanted = entry_keys(layout)
     names = [k.name.lower() for k in keys if isinstance(k, exp.Column)]
     sink_keys = all(_is_sink_column(k, alias, k.name) for k in keys)
-    if len(keys) != 2 or not sink_keys or set(names) != wanted:
+    if len(keys) != len(wanted) or not sink_keys or set(names) != {k.lower() for k in wanted}:
         shown = ", ".join(k.sql(DIALECT) for k in keys) or "nothing"
         return (
-            f"a window is partitioned by {shown}; expected exactly the sink's {insert_id} "
-            f"and {TIMESTAMP} (the entry's key; {TIMESTAMP} keeps partition pruning)"
+            f"a window is partitioned by {shown}; expected exactly the sink's "
+            f"{', '.join(wanted)} (the entry's key; {TIMESTAMP} keeps partition pruning"
+            f"{f', {TABLE_SUFFIX} shard pruning' if layout == 'sharded' else ''})"
         )
     if window.args.get("spec"):
         return "a window frames its rows; only the default frame counts an entry's copies"
@@ -97,8 +113,23 @@ def _payload_keys(node: exp.Expr, payload: str) -> set[str]:
     return keys
 
 
+def _masked_key(key: exp.Expr, payload: str) -> set[str] | None:
+    """The payload key of ``IF(<event> = '<name>', <one key>, NULL)``: a key read only for
+    copies of one event (telemetry_quality); None for any other form."""
+    if not isinstance(key, exp.If) or not isinstance(key.args.get("false"), exp.Null):
+        return None
+    test = _unparen(key.this)
+    if not (isinstance(test, exp.EQ) and isinstance(test.expression, exp.Literal)):
+        return None
+    if not test.expression.is_string or _payload_keys(test.this, payload) != {EVENT}:
+        return None
+    read = _payload_keys(key.args["true"], payload)
+    return read if len(read) == 1 else None
+
+
 def _order_problems(tree: exp.Expr, layout: Layout) -> list[str]:
-    """Why the windows that rank copies do not rank them by one total rule."""
+    """Why the windows that rank copies do not rank them by one total rule, `event`
+    first (so every view orders the copies of two events alike)."""
     payload = PAYLOAD_COLUMN[layout]
     orders = {
         window.args["order"].sql(DIALECT)
@@ -118,13 +149,21 @@ def _order_problems(tree: exp.Expr, layout: Layout) -> list[str]:
                     "would be the engine's choice"
                 )
             continue
-        for key in order.expressions:
+        for place, key in enumerate(order.expressions):
             if not isinstance(key, exp.Ordered) or key.args.get("desc"):
                 problems.append("copies are ranked in descending order; the rule is ascending")
             elif not key.args.get("nulls_first"):
                 problems.append("copies are ranked with NULL last; the rule puts NULL first")
             read = _payload_keys(key, payload)
-            if len(read) != 1:
+            if place == 0 and read != {EVENT}:
+                problems.append(
+                    "copies are not ranked by event first: two views could keep copies of "
+                    "two events of one entry (the entry shown twice, or in no view)"
+                )
+            masked = _masked_key(key.this, payload) if isinstance(key, exp.Ordered) else None
+            if masked is not None:
+                read = masked
+            elif len(read) != 1:
                 problems.append("a rank key reads other than exactly one payload key")
             ranked |= read
     if orders:
@@ -195,10 +234,11 @@ def dedupe_violations(sql: str | exp.Expr, layout: Layout, dedupe: bool) -> list
             problems.append(
                 f"does not keep one row per log entry: the sink read needs exactly "
                 f"QUALIFY {alias}.{insert_id} IS NULL OR ROW_NUMBER() OVER "
-                f"(PARTITION BY {alias}.{insert_id}, {alias}.{TIMESTAMP} ORDER BY ...) = 1"
+                f"(PARTITION BY {', '.join(f'{alias}.{k}' for k in entry_keys(layout))} "
+                "ORDER BY ...) = 1"
             )
         for window in windows:
-            problem = _window_problem(window, alias, insert_id)
+            problem = _window_problem(window, alias, layout)
             if problem is not None:
                 problems.append(problem)
     if dedupe:

@@ -92,9 +92,11 @@ def _capacity(spec: EventSpec) -> list[str]:
     """What one line of the version can say (docs/rules.md, "Capacity"), and its reviews."""
     capacity = event_capacity(spec)
     fields = ", ".join(f"`{f.name}` {f.bits}" for f in capacity.fields)
+    envelope = ", ".join(f"`{f.name}` {f.bits}" for f in capacity.envelope)
     out = [
         "",
-        f"Capacity: {capacity.bits} bits per line (budget {EVENT_BUDGET_BITS}): {fields}.",
+        f"Capacity: {capacity.bits} bits per line as written (budget {EVENT_BUDGET_BITS}): "
+        f"{fields}; envelope {envelope}.",
     ]
     for review in spec.reviews:
         out += [

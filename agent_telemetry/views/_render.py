@@ -34,7 +34,15 @@ from agent_telemetry.views._describe import (
     view_plans,
 )
 from agent_telemetry.views._reading import JSON_NUMBER
-from agent_telemetry.views._sink import payload_fields, payload_types, qualify_schema
+from agent_telemetry.views._sink import (
+    ENVELOPE_KEYS,
+    SHARD_COLUMN,
+    SHARD_DESCRIPTION,
+    event_payload_keys,
+    payload_fields,
+    payload_types,
+    qualify_schema,
+)
 from agent_telemetry.views._sql_error import sql_error_text
 from agent_telemetry.views.table_field import TableField
 
@@ -286,9 +294,11 @@ def finish_view(
     )
 
 
-def _event_columns(plan: EventViewPlan) -> tuple[ColumnDoc, ...]:
+def _event_columns(plan: EventViewPlan, layout: Layout) -> tuple[ColumnDoc, ...]:
     envelope = {c.name: c for c in ENVELOPE_COLUMNS}
     head = [ColumnDoc(c.name, c.sql_type, c.description) for c in ENVELOPE_COLUMNS[:2]]
+    if layout == "sharded":
+        head.insert(1, ColumnDoc(SHARD_COLUMN, "STRING", SHARD_DESCRIPTION))
     body = [ColumnDoc(c.name, c.sql_type, c.description, c.domain) for c in plan.fields]
     tail = envelope["invalid_fields"]
     return (*head, *body, ColumnDoc(tail.name, tail.sql_type, tail.description))
@@ -307,12 +317,35 @@ class OrderKey:
 _READ_AS = {"INTEGER": "FLOAT64", "FLOAT": "FLOAT64", "BOOLEAN": "BOOL"}
 
 
-def copy_order(specs: tuple[EventSpec, ...] | None = None) -> tuple[OrderKey, ...]:
-    """Every payload column, in the sink schema's order: the copies of one log entry are
-    ranked by these, NULL first, and the first is the copy the views keep."""
-    return tuple(
-        OrderKey(f.name, f.mode == "REPEATED", _READ_AS.get(f.type, "STRING"), f.type == "INTEGER")
+@dataclass(frozen=True, slots=True)
+class CopyOrder:
+    """The order the copies of one log entry are ranked by, NULL first: the envelope's
+    payload keys (``event`` first), then the copy's event's own keys. ``events`` holds
+    each event's own keys; a view ranks by its event's, telemetry_quality by every
+    event's, each read only for copies of that event (docs/design.md, "One row per log
+    entry")."""
+
+    envelope: tuple[OrderKey, ...]
+    events: tuple[tuple[str, tuple[OrderKey, ...]], ...]
+
+    def own(self, event: str) -> tuple[OrderKey, ...]:
+        return dict(self.events)[event]
+
+
+def copy_order(specs: tuple[EventSpec, ...] | None = None) -> CopyOrder:
+    """How the views of ``specs``' catalogue (default: the package's) rank copies."""
+    keys = {
+        f.name: OrderKey(
+            f.name, f.mode == "REPEATED", _READ_AS.get(f.type, "STRING"), f.type == "INTEGER"
+        )
         for f in payload_fields(specs)
+    }
+    return CopyOrder(
+        envelope=tuple(keys[name] for name in ENVELOPE_KEYS),
+        events=tuple(
+            (event, tuple(keys[name] for name in names))
+            for event, names in event_payload_keys(specs).items()
+        ),
     )
 
 
@@ -326,6 +359,7 @@ def event_view(
         view=plan,
         table_ref=table_ref(source.project, source.dataset, source.table),
         copy_order=copy_order(specs),
+        shard_column=SHARD_COLUMN,
     )
     return finish_view(
         name=plan.view_name,
@@ -333,7 +367,7 @@ def event_view(
         source=source,
         query=compile_query(sql, source, plan.view_name, specs),
         description=plan.description,
-        columns=_event_columns(plan),
+        columns=_event_columns(plan, layout),
         labels=view_labels(layout, plan.schema_version, "event"),
         schema_version=plan.schema_version,
         event=plan.name,

@@ -26,6 +26,16 @@ PAYLOAD_COLUMN: dict[Layout, str] = {
     "analytics": "json_payload",
 }
 
+# The column a sharded layout's views show the sink table's date suffix (YYYYMMDD) in:
+# BigQuery prunes the shards of a wildcard table only by a filter on `_TABLE_SUFFIX`
+# (docs/views.md, "A date filter prunes").
+SHARD_COLUMN = "table_suffix"
+SHARD_DESCRIPTION = (
+    "The sink shard the line was read from: its table's date suffix, YYYYMMDD (the UTC day "
+    "of the entry's timestamp). A filter on this column is the one that limits the days "
+    "BigQuery reads and bills."
+)
+
 # The LogEntry's insertId: with timestamp, the key the views keep one row per entry by
 # (exports are not de-duplicated; docs/design.md, "Views").
 INSERT_ID_COLUMN: dict[Layout, str] = {
@@ -61,12 +71,13 @@ ENVELOPE_PAYLOAD_TAIL: tuple[TableField, ...] = (
         "invalid_fields",
         "STRING",
         "REPEATED",
-        "Names of fields whose values the emitter rejected and dropped.",
+        "Names of fields whose values the emitter rejected and dropped, in model order.",
     ),
     _nullable(
         "unknown_fields",
         "INTEGER",
-        "Count of keys the event does not define (dropped by the emitter).",
+        "1 when the call passed keys the event does not define (dropped by the emitter); "
+        "a flag, never their count (lines written by earlier emitters may hold a count).",
     ),
 )
 
@@ -100,6 +111,22 @@ def payload_fields(specs: tuple[EventSpec, ...] | None = None) -> tuple[TableFie
         described = " ".join(f"{event}: {text}" for event, text in events.items())
         fields.append(_nullable(name, field.bigquery_type, described))
     return (*ENVELOPE_PAYLOAD, *fields, *ENVELOPE_PAYLOAD_TAIL)
+
+
+ENVELOPE_KEYS: tuple[str, ...] = tuple(f.name for f in (*ENVELOPE_PAYLOAD, *ENVELOPE_PAYLOAD_TAIL))
+
+
+def event_payload_keys(specs: tuple[EventSpec, ...] | None = None) -> dict[str, tuple[str, ...]]:
+    """Each event's own payload keys (its fields in every version), in the sink schema's
+    order. The copies of one log entry are ranked by the envelope (``event`` first), then
+    by these keys of the copy's event (docs/design.md, "One row per log entry"), so a view
+    reads only its own event's columns."""
+    specs = version_catalogue() if specs is None else specs
+    owned: dict[str, set[str]] = {}
+    for spec in specs:
+        owned.setdefault(spec.name, set()).update(f.name for f in spec.fields)
+    order = [f.name for f in payload_fields(specs)]
+    return {event: tuple(n for n in order if n in names) for event, names in owned.items()}
 
 
 def sink_schema(

@@ -55,6 +55,12 @@ from agent_telemetry.warehouse._load_scan import (
     _record,
     iter_records,
 )
+from agent_telemetry.warehouse._rare import (
+    DEFAULT_K,
+    RareCombinations,
+    day_of,
+    quasi_identifiers,
+)
 from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Limits, LogInput
 
 if TYPE_CHECKING:
@@ -226,6 +232,8 @@ class LogCheckReport:
     versions: Mapping[tuple[str, int], type[TelemetryEvent]] = field(
         default_factory=lambda: EVENT_VERSIONS
     )
+    # Valid lines per event, UTC day and combination of closed-set values (``_rare``).
+    rare: RareCombinations = field(default_factory=RareCombinations)
 
     @property
     def violations(self) -> int:
@@ -293,6 +301,7 @@ class LogCheckReport:
             "events": {name: check.as_dict() for name, check in self.events.items()},
             "unknown_events": dict(sorted(self.unknown_events.items())),
             "rejected": dict(sorted(self.rejected.items())),
+            "rare_combinations": self.rare.as_dict(),
             "rules": dict(LINE_RULES),
         }
 
@@ -306,6 +315,7 @@ def check_logs(
     progress: LoadProgress | None = None,
     fast: bool = True,
     sql_from: int | None = None,
+    k: int = DEFAULT_K,
 ) -> LogCheckReport:
     """Check every telemetry line of every file; never raises for what a line holds
     (``LoadError`` for a file that cannot be read or decoded at all). A file named
@@ -316,9 +326,12 @@ def check_logs(
     model of its own ``schema_version``, so logs from before a version bump stay clean.
     ``fast``: the SQL path (``_checklogs_fast``) for files DuckDB reads exactly, when the
     files hold ``sql_from`` bytes or more (default ``_load_fast.SQL_FROM``); off, or
-    below, Python checks every line (the tests hold the two equal).
+    below, Python checks every line (the tests hold the two equal). ``k``: a combination
+    of closed-set values fewer than ``k`` valid lines of a day share is rare (``_rare``).
     """
-    report = LogCheckReport(versions=versions, strict_types=strict_types)
+    report = LogCheckReport(
+        versions=versions, strict_types=strict_types, rare=RareCombinations(k=k)
+    )
     for model in current_models(versions).values():
         spec = event_spec(model)
         report.events[spec.name] = EventCheck(
@@ -405,6 +418,8 @@ def _check_fast(
         check.lines += clean.lines
         check.valid += clean.lines
         check.versions[clean.version] += clean.lines
+        for (day, combination), lines in clean.combinations.items():
+            report.rare.see(name, day, combination, lines)
         for field_name, cov in check.coverage.items():
             valid, distinct, low, high = clean.fields[field_name]
             cov.valid += valid
@@ -479,16 +494,24 @@ def _check_payload(report: LogCheckReport, telemetry: Telemetry, when: str | Non
         check.violations.update(problems)
     else:
         check.valid += 1
+        if when is not None and line.spec is not None:
+            found = line.values
+            combination = (line.version, *(found.get(n) for n in quasi_identifiers(line.spec)))
+            report.rare.see(check.name, day_of(when), combination)
 
 
 class _Line:
     """One line's readings: coercions seen, and whether they count as violations."""
 
-    __slots__ = ("coerced", "strict")
+    __slots__ = ("coerced", "spec", "strict", "values", "version")
 
     def __init__(self, strict: bool) -> None:
         self.strict = strict
         self.coerced: set[Coercion] = set()
+        # The line's version, its spec and valid values (for ``_rare``), once judged.
+        self.spec: EventSpec | None = None
+        self.version: int | None = None
+        self.values: dict[str, Any] = {}
 
     def accept(self, reading: Reading) -> Any:
         """The value read, or INVALID (also for a coercion under --strict-types)."""
@@ -517,6 +540,7 @@ def _problems(
     else:
         check.versions[version] += 1
     spec = event_spec(model) if model is not None else check.spec
+    line.spec, line.version = spec, version
     if when is None or (
         line.strict and telemetry.shape is Shape.EMITTER and not is_emitter_time(telemetry.time)
     ):
@@ -552,7 +576,9 @@ def _problems(
         rule = _rule_broken(field_spec, value)
         if rule is not None:
             problems.add((field_spec.name, rule))
-        elif model is not None and field_spec.name in check.coverage:
+            continue
+        line.values[field_spec.name] = value
+        if model is not None and field_spec.name in check.coverage:
             # Coverage is of the current version, over lines the views show.
             check.coverage[field_spec.name].see(value)
     return problems

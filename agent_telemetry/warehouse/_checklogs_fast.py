@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +50,11 @@ from agent_telemetry.warehouse._judge_sql import PYTHON, lit
 from agent_telemetry.warehouse._judge_typed import SHAPES, TypedJudge, file_shape
 from agent_telemetry.warehouse._load_fast import READER, head, opened, qualifies
 from agent_telemetry.warehouse._load_scan import Kind, _record
+from agent_telemetry.warehouse._rare import quasi_identifiers
 from agent_telemetry.warehouse._source import Limits, LogInput
 
 CHECKED = "_agent_telemetry_checked"
+COMBINATIONS = "_agent_telemetry_combinations"  # clean lines per event, day, combination
 KEYS = "_agent_telemetry_keys"  # every entry key of the run's files (``prepare``)
 LINES = "_agent_telemetry_lines"  # a file's judged lines (``prepare``), numbered by file
 COPIED = "_agent_telemetry_copied"  # the keys held by more than one line
@@ -71,6 +74,8 @@ class CleanCounts:
     lines: int
     version: int  # the event's current version: clean lines are of it
     fields: Mapping[str, tuple[int, list[Any], Any, Any]]  # valid, distinct, min, max
+    # Lines per (UTC day, combination of closed-set values): ``_rare``'s counts.
+    combinations: Mapping[tuple[str, tuple[Any, ...]], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +129,14 @@ class FastCheck:
         }
         self.fields = sorted({f.name: f for s in self.specs.values() for f in s.fields}.items())
         self._seen = {name: Seen.of(name, self.specs.values()) for name, _ in self.fields}
+        # Per column: the events whose closed-set value it holds (``_rare``); for other
+        # events it is a measure, and no part of a combination.
+        self._index = {name: i for i, (name, _) in enumerate(self.fields)}
+        self._combinations: dict[str, dict[tuple[str, tuple[Any, ...]], int]] = {}
+        self._quasi = {
+            i: sorted(e for e, spec in self.specs.items() if name in quasi_identifiers(spec))
+            for i, (name, _) in enumerate(self.fields)
+        }
         self.con = duckdb.connect()
         # DuckDB draws a progress bar for long statements, on the terminal check-logs
         # reports to (and into CI logs): its report is the only output.
@@ -258,10 +271,18 @@ class FastCheck:
         judged_lines = (
             f"SELECT CASE WHEN clean THEN 'clean' WHEN {telemetry} THEN '{PYTHON}' "
             f"ELSE kind END AS kind, CASE WHEN clean THEN event END AS event{values}, "
-            "place FROM (SELECT * REPLACE (clean AND copied_id IS NULL AS clean), "
+            "place, stamp FROM (SELECT * REPLACE (clean AND copied_id IS NULL AS clean), "
             f"{place} AS place "
             # A key other lines share (one row of COPIED at most: no line is doubled).
             f"FROM {lines} LEFT JOIN {COPIED} ON copied_id = id AND copied_stamp = stamp)"
+        )
+        # Clean lines fold by event, UTC day and combination of closed-set values.
+        day = f"CASE WHEN kind = 'clean' THEN {_utc_day('stamp')} END AS day"
+        quasi = "".join(
+            f", CASE WHEN event IN ({', '.join(lit(e) for e in events)}) "
+            f"THEN {_column(i)} END AS {_quasi(i)}"
+            for i, events in self._quasi.items()
+            if events
         )
         aggregates = []
         for i, (name, _) in enumerate(self.fields):
@@ -275,13 +296,28 @@ class FastCheck:
                 f"count({column}) AS {column}_valid, {seen} AS {column}_seen, "
                 f"{low} AS {column}_min, {high} AS {column}_max"
             )
+        groups = ", ".join(["day", *(_quasi(i) for i, events in self._quasi.items() if events)])
+        # Two groupings in the one pass: per event for the coverage (as before), and per
+        # event, day and combination for ``_rare``; ``_split`` moves the second apart.
         return (
             f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, "
             f"python_place AS place, count(*) AS lines"
-            f"{''.join(', ' + a for a in aggregates)} FROM (SELECT *, "
-            f"CASE WHEN kind = '{PYTHON}' THEN place END AS python_place FROM ({judged_lines})) "
-            "GROUP BY kind, event, python_place"
+            f"{''.join(', ' + a for a in aggregates)}, {groups}, "
+            f"grouping(day) = 0 AS by_combination FROM (SELECT *, "
+            f"CASE WHEN kind = '{PYTHON}' THEN place END AS python_place, {day}{quasi} "
+            f"FROM ({judged_lines})) GROUP BY GROUPING SETS ((kind, event, python_place), "
+            f"(kind, event, {groups}))"
         )
+
+    def _split(self) -> None:
+        """The combination groups of the checked table into their own (clean lines only),
+        leaving the checked table as every other reader knows it."""
+        groups = ", ".join(["day", *(_quasi(i) for i, events in self._quasi.items() if events)])
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {COMBINATIONS} AS SELECT event, lines, {groups} "
+            f"FROM {CHECKED} WHERE by_combination AND kind = 'clean'"
+        )
+        self.con.execute(f"DELETE FROM {CHECKED} WHERE by_combination")
 
     def _clean(self, judge: TypedJudge, version: int, spec: EventSpec) -> str:
         known = ENVELOPE_KEYS | set(spec.field_names)
@@ -321,6 +357,9 @@ class FastCheck:
         except (duckdb.InvalidInputException, duckdb.IOException):
             con.execute(f"DROP TABLE IF EXISTS {CHECKED}")
             return None
+        self._split()
+        self._combinations = self._read_combinations()
+        con.execute(f"DROP TABLE {COMBINATIONS}")  # read: nothing is kept per file
         rows = con.execute(
             f"SELECT kind, sum(lines) FROM {CHECKED} WHERE kind NOT IN ('blank', '{PYTHON}') "
             "GROUP BY kind"
@@ -345,8 +384,22 @@ class FastCheck:
                 )
                 for i, (name, _) in enumerate(self.fields)
             }
-            counts[row[0]] = CleanCounts(row[1], self.versions[row[0]], fields)
+            combinations = self._combinations.get(row[0], {})
+            counts[row[0]] = CleanCounts(row[1], self.versions[row[0]], fields, combinations)
         return counts
+
+    def _read_combinations(self) -> dict[str, dict[tuple[str, tuple[Any, ...]], int]]:
+        """Per event: lines per (UTC day, combination), the key ``_rare`` counts by."""
+        quasi = [i for i, events in self._quasi.items() if events]
+        out: dict[str, dict[tuple[str, tuple[Any, ...]], int]] = {}
+        for event, lines, day, *values in self.con.execute(
+            f"SELECT * FROM {COMBINATIONS}"
+        ).fetchall():
+            by_column = dict(zip(quasi, values, strict=True))
+            names = quasi_identifiers(self.specs[event])
+            key = (self.versions[event], *(by_column[self._index[n]] for n in names))
+            out.setdefault(event, {})[(_iso_day(day), key)] = int(lines)
+        return out
 
     def rest(self, log: LogInput) -> Iterator[tuple[int, bytes]]:
         """The lines of ``log`` the slow path's judgement must see, in file order:
@@ -428,6 +481,24 @@ def _identity(log: LogInput) -> tuple[int, ...]:
     changed, is not the file ``prepare`` judged."""
     stat = os.fstat(log.fileno())
     return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+_DAY_US = 86_400_000_000
+
+
+def _utc_day(stamp: str) -> str:
+    """Days since 1970-01-01 (UTC) of a TIMESTAMPTZ, floored (independent of the
+    session's time zone)."""
+    us, day = f"epoch_us({stamp})", _DAY_US
+    return f"(({us} - (({us} % {day}) + {day}) % {day}) // {day})"
+
+
+def _iso_day(days: int) -> str:
+    return (date(1970, 1, 1) + timedelta(days=int(days))).isoformat()
+
+
+def _quasi(number: int) -> str:
+    return f"quasi_{number}"
 
 
 def _column(number: int) -> str:

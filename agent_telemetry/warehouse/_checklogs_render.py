@@ -14,6 +14,7 @@ from agent_telemetry._text import clean, clean_json, rich_text
 from agent_telemetry.schema.coverage import Coverage
 from agent_telemetry.warehouse._checklogs import COERCIONS, LINE_RULES, LogCheckReport
 from agent_telemetry.warehouse._inputs import Repeat, repeat_warning
+from agent_telemetry.warehouse._rare import RareCombinations
 
 
 def render_json(report: LogCheckReport, covered: Coverage | None = None) -> str:
@@ -25,8 +26,10 @@ def render_json(report: LogCheckReport, covered: Coverage | None = None) -> str:
 
 NUMERIC = frozenset(
     {"records", "telemetry", "non-telemetry", "truncated", "lines", "valid", "invalid"}
-    | {"oversized", "too deep", "undecodable", "duplicates"}
+    | {"oversized", "too deep", "undecodable", "duplicates", "combinations", "rare lines"}
 )
+# Event-days the rare-combination table lists (those with the most rare lines first).
+MAX_RARE_ROWS = 20
 # Columns shown only when some file has such records, so the usual report stays narrow.
 OPTIONAL_COUNTS = (
     ("oversized", "oversized"),
@@ -130,6 +133,8 @@ def render_text(report: LogCheckReport, console: Console) -> None:
             coverage.add_row(*(rich_text(cell) for cell in row))
         console.print(coverage)
 
+    render_rare(report.rare, console)
+
     for coercion, label in COERCIONS.items():
         if report.coerced[coercion]:
             console.print(
@@ -168,6 +173,50 @@ def render_text(report: LogCheckReport, console: Console) -> None:
         console.print("[red]not clean: copies of one log entry disagree[/red]")
     else:
         console.print(f"[red]{report.violations:,} line(s) with violations[/red]")
+
+
+def render_rare(rare: RareCombinations, console: Console) -> None:
+    """Per event and UTC day: how many valid lines carry a combination of closed-set
+    values that fewer than k lines share. Counts only: a small combination's values
+    would single out whoever made it."""
+    days = rare.days()
+    if not days:
+        return
+    shown = days
+    if len(days) > MAX_RARE_ROWS:
+        shown = sorted(days, key=lambda d: -d.rare_lines)[:MAX_RARE_ROWS]
+        shown.sort(key=lambda d: (d.event, d.day))
+    table = _table(
+        console,
+        f"rare combinations (k={rare.k}, values are never shown)",
+        "event",
+        "day (UTC)",
+        "lines",
+        "combinations",
+        "rare lines",
+        "rarest",
+    )
+    for day in shown:
+        table.add_row(
+            rich_text(day.event),
+            day.day,
+            f"{day.lines:,}",
+            f"{day.combinations:,}",
+            f"{day.rare_lines:,}",
+            ", ".join(f"{n:,}" for n in day.rarest),
+            style="yellow" if day.rare_lines else None,
+        )
+    console.print(table)
+    console.print(
+        f"  rare lines: valid lines whose closed-set values, together, fewer than {rare.k} "
+        "lines of that day share; rarest: the smallest combinations' sizes, in lines",
+        highlight=False,
+    )
+    if len(days) > len(shown):
+        console.print(
+            f"  {len(days) - len(shown):,} more event-days (--format json lists every one)",
+            highlight=False,
+        )
 
 
 def print_input_warnings(

@@ -1,10 +1,11 @@
 """Which copy of a log entry counts: the rule the views keep one copy by, in Python.
 
 Log exports are not de-duplicated, and two copies of one entry (same insertId and
-timestamp) may even hold different payloads. The views rank the copies by every payload
-column in the sink schema's order, as the sink holds it, ascending with NULL first (an
-array by its JSON text, ``[]`` when absent), and keep the first (docs/design.md, "One
-row per log entry"). ``rank_key`` is that order over a judged row (``SinkPayload``),
+timestamp) may even hold different payloads. The views rank the copies by the envelope's
+payload columns (``event`` first), then by the copy's event's own columns, in the sink
+schema's order, as the sink holds them, ascending with NULL first (an array by its JSON
+text, ``[]`` when absent), and keep the first (docs/design.md, "One row per log entry").
+``rank_key`` is that order over a judged row (``SinkPayload``),
 so ``check-logs`` judges exactly the copy the views show, and counts as conflicting
 the copies whose payload differs from it, as ``telemetry_quality`` does.
 """
@@ -14,52 +15,83 @@ from __future__ import annotations
 import os
 import pickle
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import IO, Any
 
 import orjson
 
 from agent_telemetry.schema import EventSpec
-from agent_telemetry.views import payload_fields
+from agent_telemetry.views import ENVELOPE_KEYS, event_payload_keys, payload_fields
 from agent_telemetry.warehouse._load_scan import Telemetry
 
-# The payload columns in the sink schema's order: (name, repeated).
-Order = tuple[tuple[str, bool], ...]
+# A payload column the copies are ranked by: (name, repeated).
+Key = tuple[str, bool]
 _NULL: tuple[int] = (0,)
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """The envelope's columns (``event`` first), then each event's own (views/_render's
+    ``CopyOrder``, as names)."""
+
+    envelope: tuple[Key, ...]
+    events: Mapping[str, tuple[Key, ...]]
 
 
 def copy_order(specs: tuple[EventSpec, ...] | None = None) -> Order:
     """The columns the views of ``specs``' catalogue (default: the package's own) rank
-    copies by: every payload column of its sink, in the sink schema's order."""
-    return tuple((field.name, field.mode == "REPEATED") for field in payload_fields(specs))
+    copies by."""
+    repeated = {field.name: field.mode == "REPEATED" for field in payload_fields(specs)}
+    return Order(
+        envelope=tuple((name, repeated[name]) for name in ENVELOPE_KEYS),
+        events={
+            event: tuple((name, repeated[name]) for name in names)
+            for event, names in event_payload_keys(specs).items()
+        },
+    )
 
 
 PACKAGE_ORDER = copy_order()
 
 
-def rank_key(row: Mapping[str, Any], order: Order = PACKAGE_ORDER) -> tuple[tuple[Any, ...], ...]:
-    """The copy's place in the views' order: smaller is kept."""
+def _parts(row: Mapping[str, Any], keys: Iterable[Key]) -> list[tuple[Any, ...]]:
     key: list[tuple[Any, ...]] = []
-    for name, repeated in order:
+    for name, repeated in keys:
         value = row.get(name)
         if repeated:
             key.append((1, orjson.dumps(value or []).decode()))
         else:
             key.append(_NULL if value is None else (1, value))
-    return tuple(key)
+    return key
+
+
+def rank_key(row: Mapping[str, Any], order: Order = PACKAGE_ORDER) -> tuple[tuple[Any, ...], ...]:
+    """The copy's place in the views' order: smaller is kept. Copies of two events
+    differ in the first part (``event``); a copy names no other event's columns."""
+    event = row.get("event")
+    own = order.events.get(event, ()) if isinstance(event, str) else ()
+    return tuple(_parts(row, (*order.envelope, *own)))
+
+
+def _judged_key(row: Mapping[str, Any], order: Order) -> tuple[tuple[Any, ...], ...]:
+    """``rank_key``, then every other event's columns: among copies the views cannot
+    tell apart, the one check-logs judges, whatever order they come in."""
+    rest = (key for keys in order.events.values() for key in keys)
+    return (*rank_key(row, order), *_parts(row, dict.fromkeys(rest)))
 
 
 class Copies:
     """The copy kept of each entry with an insert id, and how many of its copies differ
     from it. Each copy's parts go to a spool file; memory holds, per entry, the kept
-    copy's place in the spool and a 64-bit hash of its judged payload."""
+    copy's place in the spool and two 64-bit hashes of its judged payload."""
 
     def __init__(self, judge: Callable[[Telemetry], Mapping[str, Any]], order: Order) -> None:
         self._judge = judge  # a copy's judged payload, as the sink holds it
-        self._order = order  # the catalogue's sink columns, as its views rank copies
+        self._order = order  # the catalogue's columns, as its views rank copies
         # Closed by close(): the spool lives as long as the check.
         self._spool: IO[bytes] = tempfile.TemporaryFile(prefix="agent-telemetry-copies-")  # noqa: SIM115
-        self._kept: dict[int, int] = {}  # entry -> spool offset << 64 | payload hash
+        self._kept: dict[int, int] = {}  # entry -> see _keep
         self._counts: dict[int, list[int]] = {}  # entry with copies -> [copies, alike]
 
     def close(self) -> None:
@@ -67,20 +99,31 @@ class Copies:
 
     def add(self, entry: int, telemetry: Telemetry) -> bool:
         """Record one copy of ``entry``; whether the entry was seen before."""
-        rank = rank_key(self._judge(telemetry), self._order)
+        judged = self._judge(telemetry)
+        rank = rank_key(judged, self._order)
         digest = hash(rank) & _MASK
+        full = hash(_judged_key(judged, self._order)) & _MASK
         kept = self._kept.get(entry)
         if kept is None:
-            self._kept[entry] = self._write(telemetry) << 64 | digest
+            self._kept[entry] = self._keep(telemetry, full, digest)
             return False
         counts = self._counts.setdefault(entry, [1, 1])
         counts[0] += 1
-        if kept & _MASK == digest:
+        if kept & _MASK == digest:  # alike in every column a view shows
             counts[1] += 1
-        elif rank < rank_key(self._judge(self._read(kept >> 64)), self._order):
-            self._kept[entry] = self._write(telemetry) << 64 | digest
+            if kept >> 64 & _MASK != full:  # which of them check-logs judges: one rule
+                held = self._judge(self._read(kept >> 128))
+                if _judged_key(judged, self._order) < _judged_key(held, self._order):
+                    self._kept[entry] = self._keep(telemetry, full, digest)
+        elif rank < rank_key(self._judge(self._read(kept >> 128)), self._order):
+            self._kept[entry] = self._keep(telemetry, full, digest)
             counts[1] = 1
         return True
+
+    def _keep(self, telemetry: Telemetry, full: int, digest: int) -> int:
+        """The kept copy as one int: its spool offset, the hash of everything it is
+        judged by, the hash of what the views show of it."""
+        return self._write(telemetry) << 128 | full << 64 | digest
 
     @property
     def conflicting(self) -> int:
@@ -89,7 +132,7 @@ class Copies:
 
     def kept(self) -> Iterator[Telemetry]:
         """The kept copy of every entry, in the order they were first written."""
-        for offset in sorted(value >> 64 for value in self._kept.values()):
+        for offset in sorted(value >> 128 for value in self._kept.values()):
             yield self._read(offset)
 
     def _write(self, telemetry: Telemetry) -> int:

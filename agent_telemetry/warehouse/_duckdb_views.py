@@ -94,6 +94,8 @@ def _transpile(
             return local
         if isinstance(node, exp.Column) and _reads_missing_field(node, payload_column, present):
             return exp.Null()
+        if isinstance(node, exp.Column) and node.name.lower() == SHARD_PSEUDO_COLUMN:
+            return _shard_of(node.table)
         if isinstance(node, exp.In) and _is_constant_list(node):
             return _as_comparisons(node)
         return node
@@ -104,6 +106,17 @@ def _transpile(
         raise TranspileError(f"view {view.name}: no reference to {what}")
     final = guard_dedupe(local_tree, sink_table, INSERT_ID, TIMESTAMP) if guarded else local_tree
     return _typed(view, final.sql(dialect="duckdb", pretty=True))
+
+
+# A sharded sink's `_TABLE_SUFFIX`: the local sink is one table; the shard a sink writes a
+# row to is the UTC day of its timestamp (the oracle holds BigQuery's to the same).
+SHARD_PSEUDO_COLUMN = "_table_suffix"
+
+
+def _shard_of(alias: str) -> exp.Expression:
+    column = exp.column(TIMESTAMP, table=alias or None, quoted=True)
+    utc = exp.Anonymous(this="TIMEZONE", expressions=[exp.Literal.string("UTC"), column])
+    return exp.Anonymous(this="STRFTIME", expressions=[utc, exp.Literal.string("%Y%m%d")])
 
 
 def _typed(view: ViewDefinition, query: str) -> str:

@@ -154,11 +154,13 @@ def create_sink(
     table: str = SINK_TABLE,
     schema: Sequence[TableField] | None = None,
     kinds: Mapping[str, ValueKind] | None = None,
+    owners: Mapping[str, tuple[str, ...]] | None = None,
 ) -> SinkColumns:
     """(Re)create the empty sink table; ``schema`` overrides the models' sink schema,
-    ``kinds`` how the catalogue's payload keys are read (default: the package's)."""
+    ``kinds`` how the catalogue's payload keys are read and ``owners`` each event's own
+    keys (default: the package's)."""
     schema = default_sink_fields() if schema is None else schema
-    sink = SinkColumns.from_schema(schema, kinds)
+    sink = SinkColumns.from_schema(schema, kinds, owners)
     con.execute(f"DROP TABLE IF EXISTS {quote_identifier(table)}")
     con.execute(create_table_sql(table, local_fields(schema)))
     return sink
@@ -176,6 +178,7 @@ def load_logs(
     fast: bool = True,
     sql_from: int = SQL_FROM,
     kinds: Mapping[str, ValueKind] | None = None,
+    owners: Mapping[str, tuple[str, ...]] | None = None,
 ) -> LoadReport:
     """Load every file into ``table`` (created from the sink schema when ``replace``).
     A file named twice (directly, through a link or by overlapping globs) is read once:
@@ -187,9 +190,10 @@ def load_logs(
     two equal)."""
     files, repeated = distinct_inputs(Path(p) for p in paths)
     if replace:
-        sink = create_sink(con, table=table, schema=schema, kinds=kinds)
+        sink = create_sink(con, table=table, schema=schema, kinds=kinds, owners=owners)
     else:
-        sink = SinkColumns.from_schema(default_sink_fields() if schema is None else schema, kinds)
+        fields = default_sink_fields() if schema is None else schema
+        sink = SinkColumns.from_schema(fields, kinds, owners)
     fast = fast and worth_sql(files, sql_from)
     staging = _Staging(con, table, sink, fast=fast, fresh=replace)
     loaded = []

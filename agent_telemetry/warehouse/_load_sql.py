@@ -20,7 +20,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_telemetry.views import INSERT_ID_COLUMN, PAYLOAD_COLUMN, TableField
+from agent_telemetry.views import (
+    ENVELOPE_KEYS,
+    INSERT_ID_COLUMN,
+    PAYLOAD_COLUMN,
+    TableField,
+    event_payload_keys,
+)
 from agent_telemetry.warehouse._duckdb_types import (
     SinkSchemaError,
     column_types,
@@ -64,6 +70,9 @@ def sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+OWNERS: Mapping[str, tuple[str, ...]] = event_payload_keys()
+
+
 @dataclass(frozen=True, slots=True)
 class SinkColumns:
     """The sink table's columns and its payload's fields, as DuckDB types."""
@@ -73,10 +82,15 @@ class SinkColumns:
     structure: Mapping[str, Any]  # json_transform structure of the payload
     # How each payload key of the catalogue is read (``_judge.payload_kinds``).
     kinds: Mapping[str, ValueKind] = dataclasses.field(default_factory=lambda: PAYLOAD_KINDS)
+    # Each event's own payload keys (``views.event_payload_keys``): what its copies rank by.
+    owners: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: OWNERS)
 
     @classmethod
     def from_schema(
-        cls, schema: Sequence[TableField], kinds: Mapping[str, ValueKind] | None = None
+        cls,
+        schema: Sequence[TableField],
+        kinds: Mapping[str, ValueKind] | None = None,
+        owners: Mapping[str, tuple[str, ...]] | None = None,
     ) -> SinkColumns:
         schema = local_fields(schema)
         columns = column_types(schema)
@@ -86,7 +100,13 @@ class SinkColumns:
             if key not in payload:
                 raise SinkSchemaError(f"sink schema's {PAYLOAD} has no {key!r} field")
         structure = {f.name: _structure(f) for f in payload_fields}
-        return cls(columns, payload, structure, PAYLOAD_KINDS if kinds is None else kinds)
+        return cls(
+            columns,
+            payload,
+            structure,
+            PAYLOAD_KINDS if kinds is None else kinds,
+            OWNERS if owners is None else owners,
+        )
 
     @property
     def kept(self) -> frozenset[str]:
@@ -147,14 +167,25 @@ def spool_insert(table: str, spool: str, sink: SinkColumns) -> str:
 
 def conflicting_copies(table: str, sink: SinkColumns) -> str:
     """How many stored copies of an entry hold another payload than the copy the views
-    keep: the views' rule (docs/design.md, "One row per log entry") run on the table."""
+    keep: the views' rule (docs/design.md, "One row per log entry") run on the table:
+    the envelope (``event`` first), then each event's own columns, read only for copies
+    of that event, as telemetry_quality ranks them."""
     payload = quote_identifier(PAYLOAD)
-    keys = []
-    for name, kind in sink.payload.items():
+
+    def read(name: str) -> str:
         column = f"{payload}.{quote_identifier(name)}"
-        if kind.endswith("[]"):  # an array ranks by its JSON text, '[]' when absent
-            column = f"coalesce(CAST(to_json({column}) AS VARCHAR), '[]')"
-        keys.append(f"{column} ASC NULLS FIRST")
+        if sink.payload[name].endswith("[]"):  # an array ranks by its JSON text, '[]' if absent
+            return f"coalesce(CAST(to_json({column}) AS VARCHAR), '[]')"
+        return column
+
+    event = f"{payload}.{quote_identifier('event')}"
+    keys = [f"{read(name)} ASC NULLS FIRST" for name in ENVELOPE_KEYS if name in sink.payload]
+    for owner, names in sink.owners.items():
+        keys += [
+            f"CASE WHEN {event} = {sql_string(owner)} THEN {read(name)} END ASC NULLS FIRST"
+            for name in names
+            if name in sink.payload
+        ]
     entry = f"PARTITION BY {quote_identifier(INSERT_ID)}, {quote_identifier(TIMESTAMP)}"
     ranked = f"{entry} ORDER BY {', '.join(keys)}"
     return (

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from agent_telemetry.schema.catalogue import Catalogue, default_catalogue
-from agent_telemetry.views import TableField, sink_fields
+from agent_telemetry.views import TableField, event_payload_keys, sink_fields
 from agent_telemetry.warehouse._duckdb_types import table_fields
 from agent_telemetry.warehouse._duckdb_views import (
     TranspileError,
@@ -73,11 +73,13 @@ def default_config(path: str | Path | None = None) -> DeploymentConfig:
     Only the source table names matter locally: they are what gets rewritten.
     """
     from agent_telemetry.config import load_config, parse_config
+    from agent_telemetry.project import find_config
 
     if path is not None:
         return load_config(path)
-    if Path("telemetry.toml").is_file():
-        return load_config("telemetry.toml")
+    found = find_config(Path.cwd(), climb=False)  # the one discovery: a safe folder only
+    if found is not None:
+        return load_config(found)
     return parse_config(_BUILT_IN_CONFIG, origin="built-in local config")
 
 
@@ -130,6 +132,7 @@ class Warehouse:
         self.catalogue = default_catalogue() if catalogue is None else catalogue
         specs = None if self.catalogue.is_default else self.catalogue.version_specs()
         self._kinds = None if specs is None else payload_kinds(specs)
+        self._owners = None if specs is None else event_payload_keys(specs)
         # ``schema`` is a BigQuery JSON schema, as ``sink_schema`` or ``bq show --schema`` give it.
         self.schema: tuple[TableField, ...] = (
             (default_sink_fields() if specs is None else sink_fields(LOCAL_LAYOUT, specs))
@@ -137,7 +140,7 @@ class Warehouse:
             else table_fields(schema)
         )
         self.table = table
-        self.sink = SinkColumns.from_schema(self.schema, self._kinds)
+        self.sink = SinkColumns.from_schema(self.schema, self._kinds, self._owners)
 
     def __enter__(self) -> Warehouse:
         return self
@@ -172,6 +175,7 @@ class Warehouse:
             replace=replace,
             limits=limits,
             kinds=self._kinds,
+            owners=self._owners,
         )
 
     def views(self) -> tuple[ViewDefinition, ...]:

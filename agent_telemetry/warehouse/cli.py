@@ -365,6 +365,15 @@ def query_command(
     default=None,
     help="Exit 1 when the coverage is below PCT percent (implies --coverage).",
 )
+@click.option(
+    "--k-anonymity",
+    "k",
+    type=click.IntRange(2, 1_000_000),
+    metavar="K",
+    default=None,
+    help="A combination of closed-set values fewer than K valid lines of a UTC day share "
+    "is rare (default: [check_logs] k_anonymity of telemetry.toml, else 5).",
+)
 def check_logs_command(
     logs: tuple[Path, ...],
     output: str,
@@ -372,6 +381,7 @@ def check_logs_command(
     config: Path | None,
     show_coverage: bool,
     fail_under: float | None,
+    k: int | None,
     max_decompressed: int,
     max_ratio: int,
 ) -> None:
@@ -395,7 +405,7 @@ def check_logs_command(
     from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._source import LoadError
 
-    catalogue = _catalogue(config)
+    catalogue, k = _catalogue_and_k(config, k)
     limits = _limits(max_decompressed, max_ratio)
     err = Console(stderr=True)
     total = sum(path.stat().st_size for path in logs)
@@ -408,9 +418,12 @@ def check_logs_command(
                     strict_types=strict_types,
                     limits=limits,
                     progress=progress,
+                    k=k,
                 )
         else:
-            report = check_logs(logs, catalogue.versions, strict_types=strict_types, limits=limits)
+            report = check_logs(
+                logs, catalogue.versions, strict_types=strict_types, limits=limits, k=k
+            )
     except LoadError as error:
         raise click.ClickException(str(error)) from None
     covered = report.coverage() if show_coverage or fail_under is not None else None
@@ -435,10 +448,10 @@ def _deployment(config: Path | None) -> tuple[DeploymentConfig, Catalogue | None
     """The deployment file and its catalogue, resolved once: ``config``, else
     ./telemetry.toml; with neither, the local placeholder and the package's own events.
     Raises AgentTelemetryError (the config, or importing its catalogue)."""
-    from agent_telemetry.project import CONFIG_NAME, resolve_project
+    from agent_telemetry.project import find_config, resolve_project
     from agent_telemetry.warehouse import default_config
 
-    path = config or (Path(CONFIG_NAME) if Path(CONFIG_NAME).is_file() else None)
+    path = config or find_config(Path.cwd(), climb=False)
     if path is None:
         return default_config(None), None
     project = resolve_project(path)
@@ -447,14 +460,22 @@ def _deployment(config: Path | None) -> tuple[DeploymentConfig, Catalogue | None
 
 def _catalogue(config: Path | None) -> Catalogue:
     """The catalogue of ``config``, else of the nearest telemetry.toml, else the package's."""
+    return _catalogue_and_k(config, None)[0]
+
+
+def _catalogue_and_k(config: Path | None, k: int | None) -> tuple[Catalogue, int]:
+    """The catalogue as ``_catalogue`` finds it, and the k of the rare-combination
+    measure: ``k`` given, else the deployment file's ``[check_logs] k_anonymity``."""
     from agent_telemetry.config import ConfigError
     from agent_telemetry.project import find_config, resolve_project
     from agent_telemetry.schema.catalogue import CatalogueError, default_catalogue
+    from agent_telemetry.warehouse._rare import DEFAULT_K
 
     path = config or find_config(Path.cwd())
     if path is None:
-        return default_catalogue()
+        return default_catalogue(), k or DEFAULT_K
     try:
-        return resolve_project(path).catalogue
+        project = resolve_project(path)
     except (ConfigError, CatalogueError) as error:
         raise click.ClickException(str(error)) from None
+    return project.catalogue, k or project.config.check_logs.k_anonymity

@@ -28,6 +28,7 @@ from agent_telemetry.analyze._evaluate import QueryResult, TableRows, evaluate
 from agent_telemetry.analyze._runtime import Runtime
 from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.views import ViewDefinition, generate_views
+from agent_telemetry.views._sink import SHARD_COLUMN
 from agent_telemetry.warehouse import Warehouse
 from agent_telemetry.warehouse._judge import INVALID, PAYLOAD_KINDS, READERS
 
@@ -125,7 +126,26 @@ def googlesql(
     for view in views.values():
         read = {views[name].table_id: as_table(answers[name]) for name in sorted(view.reads)}
         answers[view.name] = evaluate(view.query, {**sink, **read}, service)
-    return answers
+    return {name: _without_shard(answer) for name, answer in answers.items()}
+
+
+def _without_shard(answer: QueryResult) -> QueryResult:
+    """A sharded view's answer without its shard column (a local sink has no shards),
+    once every row's shard is shown to be its entry's UTC day, as a sink writes it."""
+    names = [c.name for c in answer.columns]
+    if SHARD_COLUMN not in names:
+        return answer
+    at, when = names.index(SHARD_COLUMN), names.index("timestamp")
+    for row in answer.rows:
+        stamp = row[when]
+        day = stamp.astimezone(UTC).strftime("%Y%m%d") if isinstance(stamp, datetime) else None
+        assert row[at] == day, (row[at], stamp)
+    keep = [i for i in range(len(names)) if i != at]
+    return QueryResult(
+        tuple(answer.columns[i] for i in keep),
+        [tuple(row[i] for i in keep) for row in answer.rows],
+        tuple(answer.column_types[i] for i in keep) if answer.column_types else (),
+    )
 
 
 def as_table(answer: QueryResult) -> TableRows:

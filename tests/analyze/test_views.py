@@ -27,6 +27,7 @@ from agent_telemetry.views import (
     view_name,
 )
 from agent_telemetry.views._lanes import lane_plan
+from agent_telemetry.views._sink import SHARD_COLUMN
 from tests.conftest import REPO
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ VIEWS = [*SPECS, QUALITY_VIEW, LANE_VIEW]
 DICTIONARY = REPO / "docs" / "telemetry.md"
 
 
-def expected_columns(view: str) -> dict[str, str]:
+def expected_columns(view: str, layout: Layout = "partitioned") -> dict[str, str]:
     """Column -> type the models promise: the envelope columns, then each field by kind;
     telemetry_quality's columns as views declares them (QUALITY_COLUMNS), lane_health's as
     its plan declares them."""
@@ -51,6 +52,8 @@ def expected_columns(view: str) -> dict[str, str]:
     if view == LANE_VIEW:
         return dict(LANE_COLUMNS)
     envelope = {c.name: c.sql_type for c in ENVELOPE_COLUMNS}
+    if layout == "sharded":  # the shard a date filter prunes by
+        envelope[SHARD_COLUMN] = "STRING"
     return envelope | {f.name: PROMISED[f.kind] for f in SPECS[view].fields}
 
 
@@ -88,7 +91,7 @@ def test_view_is_accepted_with_the_types_the_models_promise(
     assert analysis.name_path == (config.target.project, config.target.dataset, view)
     got = analysis.typed_columns
     assert len({name for name, _ in got}) == len(got)
-    assert dict(got) == expected_columns(view)
+    assert dict(got) == expected_columns(view, layout)
     if view == QUALITY_VIEW:
         assert got == [(c.name, c.sql_type) for c in QUALITY_COLUMNS]  # in order, too
     elif view == LANE_VIEW:

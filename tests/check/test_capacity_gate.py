@@ -20,7 +20,8 @@ from tests.schema.copies import EVENTS_IN_REPO, REPO, repo_copy, run_cli_in
 
 LOCK_IN_REPO = Path("agent_telemetry/schema/schema.lock.json")
 
-# A small event (12.2 bits: 2 tiers, 2,401 rounded waits or none),
+# A small event (13.8 bits: 2 tiers or rejected, 2,401 rounded waits, none or rejected,
+# and the unknown_fields flag),
 # registered in the catalogue; REVIEW is filled in per step.
 NEW_EVENT = '''
 from agent_telemetry.schema.spec import DataReview
@@ -39,6 +40,9 @@ class CacheLookup(TelemetryEvent):
 
 EVENTS = MappingProxyType({**EVENTS, "cache_lookup": CacheLookup})
 '''
+
+
+REVIEW = 'DataReview("issue 31", "cache hit rate per tier", {bits}, "cache_lookup", 1)'
 
 
 def git(repo: Path, *args: str) -> None:
@@ -82,7 +86,7 @@ def test_lock_refuses_an_unreviewed_growth_naming_the_bits(repo: Path) -> None:
     code, _, err = cli(repo, "lock")
     assert code == 1
     assert "CAPACITY_GROWTH cache_lookup (v1)" in err
-    assert "capacity grew from nothing (a new event) to 12.2 bits per line" in err
+    assert "capacity grew from nothing (a new event) to 13.8 bits per line" in err
     assert "not written" in err
 
 
@@ -101,23 +105,23 @@ def test_regenerated_without_a_review_check_against_head_fails(repo: Path) -> No
         "compat",
     )
     assert violation["message"].startswith(
-        "capacity grew from nothing (a new event) to 12.2 bits per line "
-        "(tier new, 0.0 -> 1.0, wait_ms new, 0.0 -> 11.2)"
+        "capacity grew from nothing (a new event) to 13.8 bits per line "
+        "(tier new, 0.0 -> 1.6, wait_ms new, 0.0 -> 11.2)"
     )
     assert "data_reviews = (DataReview(" in violation["message"]
-    assert report["capacity"]["cache_lookup"] == "12.2/64 bits"
+    assert report["capacity"]["cache_lookup"] == "13.8/64 bits"
     assert [s["status"] for s in report["stages"]] == ["ok"] * 2 + ["failed"] + ["ok"] * 3
 
 
 def test_a_review_for_the_new_capacity_passes(repo: Path) -> None:
-    with_review(repo, '(DataReview("issue 31", "cache hit rate per tier", 12.2),)')
+    with_review(repo, f"({REVIEW.format(bits=13.8)},)")
     assert cli(repo, "lock")[0] == 0  # no growth against the committed lock
     code, report = against_head(repo, "--schema-only")
     assert code == 0, report
     notices = {(n["rule"], n["event"]): n["message"] for n in report["notices"]}
-    assert "data review issue 31 approves 12.2 bits" in notices[("CAPACITY_GROWTH", "cache_lookup")]
+    assert "data review issue 31 approves 13.8 bits" in notices[("CAPACITY_GROWTH", "cache_lookup")]
     assert notices[("DATA_REVIEW", "cache_lookup")] == (
-        "data review issue 31 approves 12.2 bits (reason: cache hit rate per tier)"
+        "data review issue 31 approves 13.8 bits (reason: cache hit rate per tier)"
     )
     # pipeline_run's review landed with the base (HEAD): a pull request does not repeat it.
     assert ("DATA_REVIEW", "pipeline_run") not in notices
@@ -137,12 +141,42 @@ def test_a_landed_review_is_not_announced_again(tmp_path: Path) -> None:
 
 
 def test_a_review_for_fewer_bits_still_fails(repo: Path) -> None:
-    with_review(repo, '(DataReview("issue 31", "cache hit rate per tier", 12.1),)')
+    with_review(repo, f"({REVIEW.format(bits=13.7)},)")
     (repo / LOCK_IN_REPO).unlink()
     assert cli(repo, "lock")[0] == 0
     code, report = against_head(repo, "--schema-only")
     assert code == 1
     assert [v["rule"] for v in report["violations"]] == ["CAPACITY_GROWTH"]
+
+
+@pytest.mark.parametrize(
+    ("reviews", "why"),
+    [
+        # Copied from another event: the reviews name pipeline_run, and cover 13.8 bits.
+        ("PipelineRun.data_reviews", "data review issue 30 names pipeline_run v1, not this event"),
+        # Re-addressed: a reference the base lock already has (on pipeline_run).
+        (
+            '(DataReview("issue 30", "copied", 13.8, "cache_lookup", 1),)',
+            "data review issue 30 is in the base lock already",
+        ),
+    ],
+)
+def test_a_reused_review_leaves_the_growth_failing(repo: Path, reviews: str, why: str) -> None:
+    with_review(repo, reviews)
+    (repo / LOCK_IN_REPO).unlink()
+    assert cli(repo, "lock")[0] == 0
+    assert cli(repo, "views", "build")[0] == 0
+    code, report = against_head(repo, "--schema-only")
+    assert code == 1
+    (violation,) = report["violations"]
+    assert (violation["rule"], violation["event"]) == ("CAPACITY_GROWTH", "cache_lookup")
+    assert why in violation["message"]
+    lock = json.loads((repo / LOCK_IN_REPO).read_text(encoding="utf-8"))
+    recorded = lock["events"]["cache_lookup"]["1"]["data_reviews"]
+    assert {(r["event"], r["schema_version"]) for r in recorded} <= {
+        ("pipeline_run", 1),
+        ("cache_lookup", 1),
+    }
 
 
 def test_check_the_lock_and_the_dictionary_show_the_same_bits() -> None:
@@ -156,4 +190,4 @@ def test_check_the_lock_and_the_dictionary_show_the_same_bits() -> None:
         assert f"{spec.name} {bits}/64 bits" in text
         assert report.capacity[spec.name] == f"{bits}/64 bits"
         assert lock.events[spec.name][1].capacity_bits == float(bits)
-        assert f"Capacity: {bits} bits per line (budget 64)" in dictionary
+        assert f"Capacity: {bits} bits per line as written (budget 64)" in dictionary

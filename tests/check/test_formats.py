@@ -79,9 +79,12 @@ def reviewed(mutation: Mutation) -> Mutation:
 
     def mutate(d: LockData) -> None:
         mutation(d)
-        for versions in d["events"].values():
-            for entry in versions.values():
-                entry["data_reviews"] = [{"reference": "r", "reason": "why", "bits": 999.0}]
+        for name, versions in d["events"].items():
+            for version, entry in versions.items():
+                review = {"reference": "r", "reason": "why", "bits": 999.0}
+                # A review approves only the event version it names.
+                review |= {"event": name, "schema_version": int(version)}
+                entry["data_reviews"] = [review]
 
     return mutate
 

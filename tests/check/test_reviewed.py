@@ -139,7 +139,9 @@ class RegionSeen(TelemetryEvent):
 
     event_name: ClassVar[str] = "region_seen"
     schema_version: ClassVar[int] = 1
-    data_reviews: ClassVar[tuple[DataReview, ...]] = (DataReview("issue 9", "regions", 6.4),)
+    data_reviews: ClassVar[tuple[DataReview, ...]] = (
+        DataReview("issue 9", "regions", 7.4, "region_seen", 1),
+    )
 
     region: Annotated[Region, CardinalityWaiver("80 sales regions")] | None = Field(
         None, description="Region."
@@ -164,7 +166,12 @@ def test_an_enum_waiver_and_a_data_review_are_listed_too(
     config = load_config(EXAMPLE_CONFIG)
     text = data_dictionary(config, generate_views(config, specs=(spec,)), (spec,))
     assert "| `region_seen` v1 | `region` | ENUM_SIZE (" in text
-    assert "Capacity: 6.3 bits per line (budget 64): `region` 6.3." in text
-    assert "Data review issue 9: up to 6.4 bits (regions)." in text
+    assert (
+        "Capacity: 7.4 bits per line as written (budget 64): `region` 6.4; "
+        "envelope `unknown_fields` 1.0."
+    ) in text
+    assert "Data review issue 9: up to 7.4 bits (regions)." in text
     locked = build_lock([spec]).events["region_seen"][1]
-    assert [(r.reference, r.bits) for r in locked.data_reviews] == [("issue 9", 6.4)]
+    assert [(r.reference, r.bits, r.event) for r in locked.data_reviews] == [
+        ("issue 9", 7.4, "region_seen")
+    ]

@@ -117,9 +117,10 @@ def test_a_dedupe_window_without_timestamp_is_found_at_its_line(sql_dir: Path) -
     for layout, view in (("sharded", "chat_turn"), ("partitioned", "telemetry_quality")):
         path = sql_dir / layout / f"{view}.sql"
         sql = path.read_text(encoding="utf-8")
-        broken = sql.replace(
-            "PARTITION BY sink.insertId, sink.timestamp\n",
+        broken = re.sub(
+            r"PARTITION BY sink\.insertId, sink\.timestamp(, sink\._table_suffix)?\n",
             "PARTITION BY sink.insertId\n",
+            sql,
         )
         assert broken != sql
         path.write_text(broken, encoding="utf-8")
@@ -127,10 +128,18 @@ def test_a_dedupe_window_without_timestamp_is_found_at_its_line(sql_dir: Path) -
     assert {(f.rule, f.event, Path(f.file or "").parent.name) for f in findings} == {
         ("VIEW_DEDUPE", "chat_turn", "sharded"),
         ("VIEW_DEDUPE", None, "partitioned"),
+        # and a date filter on the event view no longer reaches the sink's scan
+        ("VIEW_PRUNING", "chat_turn", "sharded"),
     }
     for finding in findings:
-        assert "keeps partition pruning" in finding.message
-    chat = next(f for f in findings if f.event == "chat_turn")
+        if finding.rule == "VIEW_DEDUPE":
+            assert "keeps partition pruning" in finding.message
+    pruning = sorted(f.message for f in findings if f.rule == "VIEW_PRUNING")
+    assert [m.split(" reaches")[0] for m in pruning] == [
+        "sharded view: a filter on table_suffix",
+        "sharded view: a filter on timestamp",
+    ]
+    chat = next(f for f in findings if f.event == "chat_turn" and f.rule == "VIEW_DEDUPE")
     lines = (sql_dir / "sharded" / "chat_turn.sql").read_text(encoding="utf-8").splitlines()
     assert chat.line is not None
     assert lines[chat.line - 1].strip() == "QUALIFY"

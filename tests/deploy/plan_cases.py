@@ -58,7 +58,9 @@ def _older(view: ViewDefinition) -> ViewDefinition:
 
 
 def make_plan(case: str) -> DeploymentPlan:
-    dry_run = DryRun(column_schema(VIEW, (), ()), bytes_processed=48_213_504)
+    dry_run = DryRun(
+        column_schema(VIEW, (), ()), bytes_processed=48_213_504, one_day_bytes=1_204_224
+    )
     if case == "create":
         deployed = DeployedView(None)
         missing: tuple[MissingField, ...] = (

@@ -62,7 +62,7 @@ def test_the_page_names_everything_the_owner_approves() -> None:
     assert "<code>attempt</code></td><td>added</td>" in html
     assert "redescribed" in html
     assert 'class="diff"' in html  # the SQL side by side
-    assert "can say at most <strong>28.3 bits</strong>" in html  # capacity per event
+    assert "can say at most <strong>31.3 bits</strong>" in html  # the whole line, per event
 
 
 def test_deployed_text_cannot_become_markup_or_a_request(browser: Any, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import io
 import json
 import os
@@ -63,12 +64,16 @@ def admit(*models: type[TelemetryEvent], retired: tuple[type[TelemetryEvent], ..
     event of the same name) and the ``retired`` versions: the emitter writes only the
     configured catalogue's own models. ``emitting`` and ``admitted`` put it back."""
     events = {**default_catalogue().events, **{m.event_name: m for m in models}}
+    # Stands for a service's catalogue module: importable by its name, as the emitter
+    # requires (it takes only what a lock could hold).
     module = types.ModuleType("tests_emit_admitted")
+    module.__spec__ = importlib.machinery.ModuleSpec(module.__name__, None)
     module.EVENTS = events  # type: ignore[attr-defined]
     if retired:
         versions = {(m.event_name, m.schema_version): m for m in (*events.values(), *retired)}
         module.EVENT_VERSIONS = versions  # type: ignore[attr-defined]
-    configure(catalogue=module)
+    sys.modules[module.__name__] = module
+    configure(catalogue=module.__name__)
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """Two gaps mutation testing found in the emitter's tests.
 
-An unknown key whose value is None is still an unknown key: counted in ``unknown_fields``
+An unknown key whose value is None is still an unknown key: flagged in ``unknown_fields``
 (lenient) or reported as ``unknown_field`` (strict), on the hot path (``_fast_record``)
 and on the model path (``check``) alike; a hot path that let the validator drop it as
 "an optional None" would hide it.
@@ -43,7 +43,7 @@ def test_lenient_counts_an_unknown_key_whose_value_is_none(
     record = emit("chat_turn", **VALID, **extra)
     (line,) = lines(lenient)
     assert line == record
-    assert line["unknown_fields"] == len(extra)
+    assert line["unknown_fields"] == 1  # a flag: never how many
     assert "invalid_fields" not in line
     assert (line["tier"], line["kind"]) == ("public", "text")
     assert SECRET not in lenient.getvalue()

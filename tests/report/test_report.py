@@ -129,3 +129,32 @@ def test_the_lane_health_timeline_shows_each_dead_window_and_only_those(
     assert drawn == flagged
     assert {r[1] for r in lanes.rows} <= set(lanes.chart.series)
     assert all(end - start == timedelta(minutes=5) for _, _, start, end in lanes.rows)
+
+
+def test_the_page_shows_rare_combinations_as_counts_only(
+    demo_report: tuple[Path, Path],
+) -> None:
+    # The demo's admin: two chat turns (tier admin, kind action) that no one else shares.
+    _log, page = demo_report
+    html = page.read_text(encoding="utf-8")
+    table = html.split('<h2 id="rare_combinations">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr(?: class=\"has-rare\")?><td>(\w+)</td>(.*?)</tr>", table)
+    cells = {event: re.findall(r"<td>([^<]*)</td>", rest) for event, rest in rows}
+    assert cells["chat_turn"] == ["2026-05-09", "269", "7", "2", "2, 9, 14"]
+    assert 'data-k="5"' in table
+    body = table.split("<tbody>", 1)[1]
+    for member in ("admin", "action", "public", "text", "anthropic", "vertex"):
+        assert member not in body
+
+
+def test_k_of_the_page_is_the_option(tmp_path: Path) -> None:
+    log = write_lines(
+        tmp_path / "few.jsonl",
+        [line("chat_turn", tier="public", kind="text") for _ in range(3)],
+    )
+    page = tmp_path / "page.html"
+    code, output = _report(log, "--html", page, "--k-anonymity", "3")
+    assert code == 0, output
+    table = page.read_text(encoding="utf-8").split('<h2 id="rare_combinations">', 1)[1]
+    assert 'data-k="3"' in table
+    assert "has-rare" not in table.split("</table>", 1)[0]  # 3 lines share it: not rare

@@ -331,7 +331,7 @@ ATTACKS: tuple[Attack, ...] = (
         None,
         event(
             OK_FIELD,
-            body=REVIEWS + '(DataReview("issue 1", " ", 2.0),)',
+            body=REVIEWS + '(DataReview("issue 1", " ", 2.0, "attack_event", 1),)',
         ),
     ),
     Attack(
@@ -346,7 +346,7 @@ ATTACKS: tuple[Attack, ...] = (
         None,
         event(
             OK_FIELD,
-            body=REVIEWS + '(DataReview("r", "why", 99.0),)',
+            body=REVIEWS + '(DataReview("r", "why", 99.0, "attack_event", 1),)',
         ),
     ),
     Attack(
@@ -355,7 +355,7 @@ ATTACKS: tuple[Attack, ...] = (
         None,
         event(
             OK_FIELD,
-            body=REVIEWS + '(DataReview("r", "why", 1.05),)',
+            body=REVIEWS + '(DataReview("r", "why", 1.05, "attack_event", 1),)',
         ),
     ),
     # --- the issue, as reported --------------------------------------------------------

@@ -120,6 +120,23 @@ BROKEN = {
         "QUALIFY sink.insertId IS NULL OR ROW_NUMBER() OVER "
         "(PARTITION BY sink.insertId, sink.timestamp ORDER BY sink.jsonPayload.event) = 1"
     ),
+    "ranked by a payload key before event (copies of two events ranked apart by views)": (
+        QUALIFY.replace(RANKED, "ORDER BY sink.jsonPayload.lane, sink.jsonPayload.event")
+    ),
+    "a key read for one event's copies compared to a column, not a name": QUALIFY.replace(
+        "sink.jsonPayload.lane",
+        "IF(sink.jsonPayload.event = sink.jsonPayload.status, sink.jsonPayload.lane, NULL)",
+    ),
+    "a key read for one event's copies reading two keys": QUALIFY.replace(
+        "sink.jsonPayload.lane",
+        "IF(sink.jsonPayload.event = 'pipeline_run', "
+        "CONCAT(sink.jsonPayload.lane, sink.jsonPayload.status), NULL)",
+    ),
+    "a key read for one event's copies, else another key": QUALIFY.replace(
+        "sink.jsonPayload.lane",
+        "IF(sink.jsonPayload.event = 'pipeline_run', sink.jsonPayload.lane, "
+        "sink.jsonPayload.status)",
+    ),
     "descending": QUALIFY.replace("jsonPayload.lane", "jsonPayload.lane DESC"),
     "NULL last": QUALIFY.replace("jsonPayload.lane", "jsonPayload.lane NULLS LAST"),
     "a frame": QUALIFY.replace(RANKED, RANKED + " ROWS BETWEEN CURRENT ROW AND CURRENT ROW"),
@@ -152,6 +169,12 @@ def _with_qualify(qualify: str, extra: str = "") -> str:
 
 def test_the_hand_written_form_passes() -> None:
     assert dedupe_violations(_with_qualify(QUALIFY), "partitioned", True) == []
+    # A key read only for one event's copies (telemetry_quality's form) ranks that key.
+    masked = QUALIFY.replace(
+        "sink.jsonPayload.lane",
+        "IF(sink.jsonPayload.event = 'pipeline_run', sink.jsonPayload.lane, NULL)",
+    )
+    assert dedupe_violations(_with_qualify(masked), "partitioned", True) == []
     assert dedupe_violations(_with_qualify(""), "partitioned", False) == []
 
 
@@ -167,7 +190,7 @@ def test_windows_that_rank_copies_differently_are_found() -> None:
     # Counting the copies alike to the kept one needs the kept one's order.
     extra = (
         ", COUNT(*) OVER (PARTITION BY sink.insertId, sink.timestamp "
-        "ORDER BY sink.jsonPayload.lane, sink.jsonPayload.event) AS alike"
+        "ORDER BY sink.jsonPayload.event, sink.jsonPayload.status, sink.jsonPayload.lane) AS alike"
     )
     problems = dedupe_violations(_with_qualify(QUALIFY, extra), "partitioned", True)
     assert problems == ["the windows rank an entry's copies in different orders"]
@@ -202,3 +225,70 @@ def test_the_sink_schema_has_the_key_the_views_read(layout: Layout) -> None:
     fields = {f["name"]: f for f in sink_schema(layout)}
     assert fields["insertId"]["type"] == "STRING"
     assert fields["timestamp"]["type"] == "TIMESTAMP"
+
+
+def test_a_sharded_window_without_the_shard_suffix_is_found() -> None:
+    # A filter on the shard column prunes shards only if the window keeps whole shards.
+    sharded = QUALIFY.replace("sink.timestamp", "sink.timestamp, sink._TABLE_SUFFIX")
+    assert dedupe_violations(_with_qualify(sharded), "sharded", True) == []
+    (problem,) = dedupe_violations(_with_qualify(QUALIFY), "sharded", True)
+    assert "_TABLE_SUFFIX shard pruning" in problem
+    # The partitioned layout has no shards: the suffix there is a wrong key.
+    assert dedupe_violations(_with_qualify(sharded), "partitioned", True)
+
+
+def _rank_keys(view: ViewDefinition) -> list[str]:
+    tree = sqlglot.parse_one(view.query, dialect="bigquery")
+    orders = {
+        w.args["order"].sql("bigquery"): w.args["order"]
+        for w in tree.find_all(exp.Window)
+        if w.args.get("order")
+    }
+    (order,) = orders.values()
+    return [key.this.sql("bigquery") for key in order.expressions]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_view_ranks_copies_by_event_first_then_its_own_columns_only(
+    views: dict[tuple[bool, Layout], tuple[ViewDefinition, ...]], layout: Layout
+) -> None:
+    """The cross-view promise (docs/design.md, "One row per log entry"): every view's
+    first rank key is the same `event` read, so two copies naming two events are ordered
+    alike by every view and only one event's view keeps the entry; each event view reads
+    no other event's columns; telemetry_quality ranks one event's copies as its view."""
+    from agent_telemetry.views import ENVELOPE_KEYS, event_payload_keys, payload_fields
+
+    owners = event_payload_keys()
+    every = {f.name for f in payload_fields()}
+    ranked = {v.name: _rank_keys(v) for v in views[True, layout] if not v.reads}
+    firsts = {keys[0] for keys in ranked.values()}
+    assert len(firsts) == 1, firsts
+    assert "event" in next(iter(firsts))
+    envelope = len(ENVELOPE_KEYS)
+    heads = {tuple(keys[:envelope]) for keys in ranked.values()}
+    assert len(heads) == 1, "the views rank the envelope differently"
+    for view in views[True, layout]:
+        if view.event is None:
+            continue
+        own = set(owners[view.event])
+        others = every - own - set(ENVELOPE_KEYS)
+        read = {
+            c.name.lower()
+            for c in sqlglot.parse_one(view.query, dialect="bigquery").find_all(exp.Column)
+        }
+        read |= {
+            str(lit.this).removeprefix("$.")
+            for lit in sqlglot.parse_one(view.query, dialect="bigquery").find_all(exp.Literal)
+            if str(lit.this).startswith("$.")
+        }
+        assert not (read & others), (view.name, sorted(read & others))
+        assert len(ranked[view.name]) == envelope + len(own), view.name
+    # telemetry_quality: the envelope, then each event's own keys read for its copies only.
+    quality = ranked[QUALITY_VIEW]
+    assert len(quality) == envelope + sum(len(keys) for keys in owners.values())
+    for event, keys in owners.items():
+        view_keys = ranked[event][envelope:]
+        masked = [k for k in quality[envelope:] if f"= '{event}'" in k]
+        assert len(masked) == len(keys) == len(view_keys)
+        for plain, inside in zip(view_keys, masked, strict=True):
+            assert plain in inside, (event, plain, inside)

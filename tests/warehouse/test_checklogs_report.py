@@ -62,6 +62,7 @@ def test_the_report_dict_holds_every_promised_key_and_value(tmp_path: Path) -> N
         "events",
         "unknown_events",
         "rejected",
+        "rare_combinations",
         "rules",
     ]
     assert report == {
@@ -143,6 +144,22 @@ def test_the_report_dict_holds_every_promised_key_and_value(tmp_path: Path) -> N
         },
         "unknown_events": {OTHER_NAME: 1},
         "rejected": {"unknown_event": 1},
+        # The 4 valid lines share one combination of closed-set values: fewer than 5.
+        "rare_combinations": {
+            "k": 5,
+            "rare_lines": 4,
+            "days": [
+                {
+                    "event": "provider_status",
+                    "day": "2026-05-09",
+                    "lines": 4,
+                    "combinations": 1,
+                    "rare_lines": 4,
+                    "rare_combinations": 1,
+                    "rarest": [4],
+                }
+            ],
+        },
         "rules": dict(LINE_RULES),
     }
     assert list(report["rules"]) == list(LINE_RULES)

@@ -2,8 +2,9 @@
 
 The issue's case: a valid pipeline_run, then a chat_turn with a name for a tier, under
 one key. check-logs called the file clean (it judged the first copy) while the views,
-deduping per event, held both rows. Now the views keep one copy by one rule (every
-payload column in the sink's order, ascending, NULL first), check-logs checks that same
+deduping per event, held both rows. Now the views keep one copy by one rule (`event`
+first, then the envelope and the copy's event's own columns in the sink's order,
+ascending, NULL first), check-logs checks that same
 copy, and both count the other as a conflicting duplicate, whichever order the copies
 come in. The full agreement over every format is tests/warehouse/test_differential.py.
 """
@@ -65,6 +66,47 @@ def test_an_entry_whose_copies_name_two_events_is_one_row_and_not_clean(
             "WHERE event = 'chat_turn' AND field = 'tier'"
         ) == (1, 1)
     assert load.conflicting == 1
+
+
+@pytest.mark.parametrize("order", ["plain first", "odd first"])
+def test_copies_differing_only_in_another_events_column_are_alike_everywhere(
+    tmp_path: Path, order: str
+) -> None:
+    """A view ranks by its own event's columns only (it reads no other): copies of a
+    pipeline_run that differ only in pipeline_render's `theme` show alike in every view,
+    so the views, the load and check-logs count no conflict; a difference in the run's
+    own column still is one, and the same copy is kept everywhere."""
+    odd = entry(
+        "pipeline_run", insert_id="k1", timestamp=STAMP, lane="public", status="ok", theme="dark"
+    )
+    other_lane = entry("pipeline_run", insert_id="k1", timestamp=STAMP, lane="admin", status="ok")
+    copies = (VALID_RUN, odd) if order == "plain first" else (odd, VALID_RUN)
+    path = _write(tmp_path / "export.json", *copies)
+    report = check_logs([path])
+    assert (report.duplicates, report.conflicting, report.clean) == (1, 0, True)
+    with Warehouse() as wh:
+        load = wh.load([path])
+        wh.create_views()
+        assert wh.rows("SELECT lane, status FROM pipeline_run") == [("public", "ok")]
+        assert wh.one(
+            f"SELECT sum(duplicate_entries), sum(conflicting_duplicates) FROM {QUALITY_VIEW} "
+            "WHERE event = 'pipeline_run' AND field = 'lane'"
+        ) == (1, 0)
+    assert load.conflicting == 0
+
+    path = _write(tmp_path / "three.json", *copies, other_lane)
+    report = check_logs([path])
+    assert (report.duplicates, report.conflicting) == (2, 2)
+    with Warehouse() as wh:
+        load = wh.load([path])
+        wh.create_views()
+        # 'admin' < 'public': the copy with the other lane is kept, in every view.
+        assert wh.rows("SELECT lane FROM pipeline_run") == [("admin",)]
+        assert wh.one(
+            f"SELECT sum(conflicting_duplicates) FROM {QUALITY_VIEW} "
+            "WHERE event = 'pipeline_run' AND field = 'lane'"
+        ) == (2,)
+    assert load.conflicting == 2
 
 
 def test_copies_alike_are_duplicates_not_conflicts(tmp_path: Path) -> None:

@@ -264,12 +264,22 @@ def test_plan_formats_and_the_review_page_against_the_server(
     schema = json.loads((REPO / "docs" / "plan.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema).validate(document)
     assert {v["action"] for v in document["views"]} == {"create"}
+    # Each view's query of one day was dry-run too, and the server accepted it. The
+    # emulator reports totalBytesProcessed 0 for every dry run, so only the wiring is
+    # checked here; that the one-day query prunes is proved on its SQL
+    # (tests/views/test_pruning.py), the figure is the server's.
+    for view in document["views"]:
+        dry_run = view["dry_run"]
+        assert dry_run["ok"], view["name"]
+        assert dry_run["one_day_bytes_processed"] == dry_run["bytes_processed"] == 0, view["name"]
     markdown = run(
         ["views", "plan", "--config", str(config_file), *endpoint, "--format", "markdown"]
     )
     assert f"Plan hash: `{document['plan_hash']}`" in markdown.output
+    assert "ok, 0 bytes (0 for one day)" in markdown.output
     html = page.read_text(encoding="utf-8")
     assert document["plan_hash"] in html
+    assert 'one of a day <strong class="bytes">0 bytes</strong>' in html
     assert "agent-telemetry views approve --config" in html
 
     gitconfig = tmp_path / "gitconfig"

@@ -411,9 +411,11 @@ def test_a_dry_run_failure_blocks_apply_and_patch_sink_fixes_it(
         "jsonPayload.attempts INTEGER",
         "jsonPayload.model_calls INTEGER",
     )
-    # Every view ranks copies by every payload column (docs/design.md), so a sink that
-    # lacks a field fails every view's dry run, not only the views of its event.
-    assert [v.name for v in plan.dry_run_failures] == [v.name for v in views]
+    # A view reads only its own event's columns and the envelope (docs/design.md, "One
+    # row per log entry"), so a sink that lacks a field fails the dry runs of the views
+    # of the events that have it (attempts: pipeline_run; model_calls: both), no other.
+    assert [v.name for v in plan.dry_run_failures] == ["pipeline_run", "chat_turn"]
+    assert len(plan.views) == 4
     assert "attempts" in plan.views[0].dry_run.error
     assert plan.exit_code() == 1
     approval = approve(plan, APPROVER)

@@ -212,6 +212,49 @@ WITH lines AS (
         JSON_TYPE(sink.json_payload.`time`) = 'string',
         JSON_VALUE(sink.json_payload, '$.time'),
         NULL
+      ) ASC, TO_JSON_STRING(
+        ARRAY(
+          SELECT
+            JSON_VALUE(item, '$') AS _col_0
+          FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
+          WHERE
+            JSON_TYPE(item) = 'string'
+        )
+      ) ASC, IF(
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ) BETWEEN -9007199254740991 AND 9007199254740991
+        AND IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ) = TRUNC(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+            NULL
+          )
+        ),
+        IF(
+          REGEXP_CONTAINS(
+            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
+            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+          ),
+          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ),
+        NULL
       ) ASC, IF(
         JSON_TYPE(sink.json_payload.`lane`) = 'string',
         JSON_VALUE(sink.json_payload, '$.lane'),
@@ -414,300 +457,6 @@ WITH lines AS (
       ) ASC, IF(
         JSON_TYPE(sink.json_payload.`provider`) = 'string',
         JSON_VALUE(sink.json_payload, '$.provider'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`tier`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.tier'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`kind`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.kind'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.refusal'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`error`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.error'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`theme`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.theme'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.render_lane'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
-        CASE JSON_VALUE(sink.json_payload, '$.passed')
-          WHEN 'true'
-          THEN TRUE
-          WHEN 'false'
-          THEN FALSE
-        END,
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`state`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.state'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`probe`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.probe'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, TO_JSON_STRING(
-        ARRAY(
-          SELECT
-            JSON_VALUE(item, '$') AS _col_0
-          FROM UNNEST(JSON_QUERY_ARRAY(sink.json_payload, '$.invalid_fields')) AS item
-          WHERE
-            JSON_TYPE(item) = 'string'
-        )
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.unknown_fields'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
-          NULL
-        ),
         NULL
       ) ASC
     ) = 1

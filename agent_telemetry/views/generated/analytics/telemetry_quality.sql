@@ -115,460 +115,6 @@ WITH entries AS (
           JSON_TYPE(sink.json_payload.`time`) = 'string',
           JSON_VALUE(sink.json_payload, '$.time'),
           NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`lane`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.lane'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`status`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.status'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`reason`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.reason'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`error_class`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.error_class'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.queue_position'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.user_runs_today'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.attempts'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.duration_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.model_calls'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`provider`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.provider'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`tier`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.tier'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`kind`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.kind'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.refusal'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`error`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.error'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`theme`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.theme'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.render_lane'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.render_ms'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
-          CASE JSON_VALUE(sink.json_payload, '$.passed')
-            WHEN 'true'
-            THEN TRUE
-            WHEN 'false'
-            THEN FALSE
-          END,
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.attempt'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`state`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.state'),
-          NULL
-        ) ASC, IF(
-          JSON_TYPE(sink.json_payload.`probe`) = 'string',
-          JSON_VALUE(sink.json_payload, '$.probe'),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          ),
-          NULL
-        ) ASC, IF(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ) BETWEEN -9007199254740991 AND 9007199254740991
-          AND IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ) = TRUNC(
-            IF(
-              REGEXP_CONTAINS(
-                JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-              ),
-              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-              NULL
-            )
-          ),
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          ),
-          NULL
         ) ASC, TO_JSON_STRING(
           ARRAY(
             SELECT
@@ -609,6 +155,654 @@ WITH entries AS (
               '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
             ),
             SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            JSON_TYPE(sink.json_payload.`lane`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.lane'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            JSON_TYPE(sink.json_payload.`status`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.status'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            JSON_TYPE(sink.json_payload.`reason`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.reason'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.error_class'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.queue_position'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.queue_position'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.queue_position'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.queue_position'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.attempts'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.attempts'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.attempts'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.attempts'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.model_calls'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.model_calls'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.model_calls'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.model_calls'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+          IF(
+            JSON_TYPE(sink.json_payload.`provider`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.provider'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.model_calls'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.model_calls'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.model_calls'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.model_calls'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+          IF(
+            JSON_TYPE(sink.json_payload.`tier`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.tier'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+          IF(
+            JSON_TYPE(sink.json_payload.`kind`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.kind'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+          IF(
+            JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.refusal'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+          IF(
+            JSON_TYPE(sink.json_payload.`error`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.error'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+          IF(
+            JSON_TYPE(sink.json_payload.`theme`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.theme'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+          IF(
+            JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.render_lane'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.render_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.render_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.render_ms'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.render_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+          IF(
+            JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+            CASE JSON_VALUE(sink.json_payload, '$.passed')
+              WHEN 'true'
+              THEN TRUE
+              WHEN 'false'
+              THEN FALSE
+            END,
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.attempt'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.attempt'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.attempt'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.attempt'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+          IF(
+            JSON_TYPE(sink.json_payload.`provider`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.provider'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+          IF(
+            JSON_TYPE(sink.json_payload.`state`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.state'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+          IF(
+            JSON_TYPE(sink.json_payload.`probe`) = 'string',
+            JSON_VALUE(sink.json_payload, '$.probe'),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+              NULL
+            ),
+            NULL
+          ),
+          NULL
+        ) ASC, IF(
+          JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+          IF(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+              NULL
+            ) BETWEEN -9007199254740991 AND 9007199254740991
+            AND IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+              NULL
+            ) = TRUNC(
+              IF(
+                REGEXP_CONTAINS(
+                  JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+                  '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+                ),
+                SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+                NULL
+              )
+            ),
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+              NULL
+            ),
             NULL
           ),
           NULL
@@ -944,460 +1138,6 @@ WITH entries AS (
         JSON_TYPE(sink.json_payload.`time`) = 'string',
         JSON_VALUE(sink.json_payload, '$.time'),
         NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`lane`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.lane'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`status`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.status'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`reason`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.reason'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`error_class`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.error_class'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.queue_position'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.queue_position'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.user_runs_today'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempts'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempts'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.duration_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.duration_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.model_calls'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.model_calls'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`provider`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.provider'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`tier`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.tier'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`kind`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.kind'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`refusal`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.refusal'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`error`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.error'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`theme`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.theme'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.render_lane'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.render_ms'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.render_ms'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
-        CASE JSON_VALUE(sink.json_payload, '$.passed')
-          WHEN 'true'
-          THEN TRUE
-          WHEN 'false'
-          THEN FALSE
-        END,
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.attempt'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.attempt'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`state`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.state'),
-        NULL
-      ) ASC, IF(
-        JSON_TYPE(sink.json_payload.`probe`) = 'string',
-        JSON_VALUE(sink.json_payload, '$.probe'),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.retry_after_s'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
-          NULL
-        ),
-        NULL
-      ) ASC, IF(
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) BETWEEN -9007199254740991 AND 9007199254740991
-        AND IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ) = TRUNC(
-          IF(
-            REGEXP_CONTAINS(
-              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-            ),
-            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-            NULL
-          )
-        ),
-        IF(
-          REGEXP_CONTAINS(
-            JSON_VALUE(sink.json_payload, '$.blocked_runs'),
-            '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
-          ),
-          SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
-          NULL
-        ),
-        NULL
       ) ASC, TO_JSON_STRING(
         ARRAY(
           SELECT
@@ -1438,6 +1178,654 @@ WITH entries AS (
             '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
           ),
           SAFE_CAST(JSON_VALUE(sink.json_payload, '$.unknown_fields') AS FLOAT64),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          JSON_TYPE(sink.json_payload.`lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.lane'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          JSON_TYPE(sink.json_payload.`status`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.status'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          JSON_TYPE(sink.json_payload.`reason`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.reason'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          JSON_TYPE(sink.json_payload.`error_class`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error_class'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.queue_wait_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_wait_ms') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.queue_position'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.queue_position'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.queue_position'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.queue_position'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.queue_position') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          JSON_TYPE(sink.json_payload.`user_runs_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_runs_today'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          JSON_TYPE(sink.json_payload.`user_tokens_today`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.user_tokens_today'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.attempts'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.attempts'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.attempts'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.attempts'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempts') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.duration_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.duration_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.duration_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.model_calls'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.model_calls'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.model_calls'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.model_calls'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_run',
+        IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.duration_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.duration_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.duration_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.duration_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.duration_ms') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.model_calls'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.model_calls'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.model_calls'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.model_calls'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.model_calls') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+        IF(
+          JSON_TYPE(sink.json_payload.`tier`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.tier'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+        IF(
+          JSON_TYPE(sink.json_payload.`kind`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.kind'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+        IF(
+          JSON_TYPE(sink.json_payload.`refusal`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.refusal'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+        IF(
+          JSON_TYPE(sink.json_payload.`error`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.error'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'chat_turn',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.pipeline_runs'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.pipeline_runs') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+        IF(
+          JSON_TYPE(sink.json_payload.`theme`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.theme'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+        IF(
+          JSON_TYPE(sink.json_payload.`render_lane`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.render_lane'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.slot_wait_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.slot_wait_ms') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.render_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.render_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.render_ms'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.render_ms'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.render_ms') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+        IF(
+          JSON_TYPE(sink.json_payload.`passed`) IN ('boolean', 'string'),
+          CASE JSON_VALUE(sink.json_payload, '$.passed')
+            WHEN 'true'
+            THEN TRUE
+            WHEN 'false'
+            THEN FALSE
+          END,
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'pipeline_render',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.attempt'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.attempt'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.attempt'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.attempt'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.attempt') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+        IF(
+          JSON_TYPE(sink.json_payload.`provider`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.provider'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+        IF(
+          JSON_TYPE(sink.json_payload.`state`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.state'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+        IF(
+          JSON_TYPE(sink.json_payload.`probe`) = 'string',
+          JSON_VALUE(sink.json_payload, '$.probe'),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.retry_after_s'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.retry_after_s') AS FLOAT64),
+            NULL
+          ),
+          NULL
+        ),
+        NULL
+      ) ASC, IF(
+        JSON_VALUE(sink.json_payload, '$.event') = 'provider_status',
+        IF(
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+            NULL
+          ) BETWEEN -9007199254740991 AND 9007199254740991
+          AND IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+            NULL
+          ) = TRUNC(
+            IF(
+              REGEXP_CONTAINS(
+                JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+                '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+              ),
+              SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+              NULL
+            )
+          ),
+          IF(
+            REGEXP_CONTAINS(
+              JSON_VALUE(sink.json_payload, '$.blocked_runs'),
+              '^-?(?:0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'
+            ),
+            SAFE_CAST(JSON_VALUE(sink.json_payload, '$.blocked_runs') AS FLOAT64),
+            NULL
+          ),
           NULL
         ),
         NULL

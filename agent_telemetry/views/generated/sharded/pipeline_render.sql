@@ -2,6 +2,9 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.pipeline_render` (
   timestamp OPTIONS (
     description='When the event happened (the log entry\'s time).'
   ),
+  table_suffix OPTIONS (
+    description='The sink shard the line was read from: its table\'s date suffix, YYYYMMDD (the UTC day of the entry\'s timestamp). A filter on this column is the one that limits the days BigQuery reads and bills.'
+  ),
   schema_version OPTIONS (
     description='Schema version of the event model the line was written with.'
   ),
@@ -39,6 +42,7 @@ OPTIONS (
 WITH lines AS (
   SELECT
     sink.timestamp AS timestamp,
+    sink._table_suffix AS table_suffix,
     sink.jsonPayload.event AS event,
     SAFE_CAST(sink.jsonPayload.schema_version AS FLOAT64) AS schema_version,
     SAFE_CAST(sink.jsonPayload.theme AS STRING) AS theme,
@@ -58,12 +62,13 @@ WITH lines AS (
   QUALIFY
     sink.insertId IS NULL
     OR ROW_NUMBER() OVER (
-      PARTITION BY sink.insertId, sink.timestamp
-      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, sink.jsonPayload.lane ASC, sink.jsonPayload.status ASC, sink.jsonPayload.reason ASC, sink.jsonPayload.error_class ASC, sink.jsonPayload.queue_wait_ms ASC, sink.jsonPayload.queue_position ASC, sink.jsonPayload.user_runs_today ASC, sink.jsonPayload.user_tokens_today ASC, sink.jsonPayload.attempts ASC, sink.jsonPayload.duration_ms ASC, sink.jsonPayload.model_calls ASC, sink.jsonPayload.provider ASC, sink.jsonPayload.tier ASC, sink.jsonPayload.kind ASC, sink.jsonPayload.refusal ASC, sink.jsonPayload.error ASC, sink.jsonPayload.pipeline_runs ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC, sink.jsonPayload.state ASC, sink.jsonPayload.probe ASC, sink.jsonPayload.retry_after_s ASC, sink.jsonPayload.blocked_runs ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC
+      PARTITION BY sink.insertId, sink.timestamp, sink._table_suffix
+      ORDER BY sink.jsonPayload.event ASC, sink.jsonPayload.schema_version ASC, sink.jsonPayload.time ASC, COALESCE(TO_JSON_STRING(sink.jsonPayload.invalid_fields), '[]') ASC, sink.jsonPayload.unknown_fields ASC, sink.jsonPayload.theme ASC, sink.jsonPayload.render_lane ASC, sink.jsonPayload.slot_wait_ms ASC, sink.jsonPayload.render_ms ASC, sink.jsonPayload.passed ASC, sink.jsonPayload.attempt ASC
     ) = 1
 )
 SELECT
   lines.timestamp AS timestamp,
+  lines.table_suffix AS table_suffix,
   CAST(lines.schema_version AS INT64) AS schema_version,
   CASE WHEN lines.theme IN ('light', 'dark') THEN lines.theme END AS theme,
   CASE WHEN lines.render_lane IN ('run', 'toggle') THEN lines.render_lane END AS render_lane,
