@@ -131,7 +131,7 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     """Write the schema lock from the models (refuses unreviewed breaking changes).
 
     Every registered version is locked: the current models and the retired ones
-    (agent_telemetry/schema/retired.py). A breaking change to a locked version is
+    (the catalogue's EVENT_VERSIONS). A breaking change to a locked version is
     written only when an [[exceptions]] entry in the config covers it.
     """
     from agent_telemetry.check._definition import definition_finding
