@@ -9,7 +9,12 @@ import re
 
 from tests.docs.blocks import REPO
 
-CONTRIBUTOR_PAGES = {"contributing", "testing", "design", "performance"}
+# The contributor pages are the manual's "Contributing" section (mkdocs.yml's nav).
+_NAV = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+_SECTION = re.search(r"^  - Contributing:\n((?:      - .*\n)+)", _NAV, flags=re.M)
+CONTRIBUTOR_PAGES = (
+    set(re.findall(r": (\w[\w-]*)\.md$", _SECTION.group(1), flags=re.M)) if _SECTION else set()
+)
 TARGETS = re.findall(r"^([a-z][\w-]*):", (REPO / "Makefile").read_text(), flags=re.M)
 MAKE = re.compile(r"`make`|\bmake (?:" + "|".join(map(re.escape, TARGETS)) + r")\b")
 COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -17,6 +22,11 @@ COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 def test_the_targets_are_read_from_the_makefile() -> None:
     assert {"test", "demo", "generate", "docs"} <= set(TARGETS)
+
+
+def test_the_contributor_pages_are_read_from_the_nav() -> None:
+    assert {"contributing", "testing", "design", "performance", "security"} <= CONTRIBUTOR_PAGES
+    assert not {"evolving-the-schema", "analyst-bigquery", "index"} & CONTRIBUTOR_PAGES
 
 
 def test_no_user_page_names_make_or_tests() -> None:
