@@ -21,6 +21,7 @@ from tests.deploy.bigquery.test_cli import run, write_config
 
 PAGE = REPO / "docs" / "analyst-bigquery.md"
 REQUIREMENTS = REPO / "tests" / "deploy" / "bigquery" / "emulator-requirements.txt"
+MAKEFILE = REPO / "Makefile"
 VENV = "~/.bqemulator"
 
 
@@ -37,9 +38,9 @@ def documented(test: str) -> str:
 
 
 def test_the_documented_install_is_the_pinned_emulator() -> None:
-    make_venv, install = documented("test_the_documented_install_is_the_pinned_emulator").split(
-        "&&"
-    )
+    make_venv, install, extension = documented(
+        "test_the_documented_install_is_the_pinned_emulator"
+    ).split("&&")
     assert shlex.split(make_venv) == ["python3", "-m", "venv", VENV]
     words = shlex.split(install)
     assert words[:2] == [f"{VENV}/bin/pip", "install"]
@@ -49,6 +50,11 @@ def test_the_documented_install_is_the_pinned_emulator() -> None:
         if line.strip() and not line.lstrip().startswith("#")
     ]
     assert words[2:] == pins
+    # The emulator loads DuckDB's spatial extension at start: from the wheel just
+    # installed, so it starts offline too (as the Makefile sets the tests' one up).
+    step = re.search(r"^\t\$\(EMU_VENV\)/bin/python (-c .*)$", MAKEFILE.read_text(), flags=re.M)
+    assert step is not None
+    assert shlex.split(extension) == [f"{VENV}/bin/python", *shlex.split(step.group(1))]
 
 
 def _free_port() -> int:
