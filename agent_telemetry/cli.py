@@ -195,6 +195,7 @@ main.add_lazy(
         "agent_telemetry.deploy.cli:plan_command",
         "agent_telemetry.deploy.cli:approve_command",
         "agent_telemetry.deploy.cli:apply_command",
+        "agent_telemetry.deploy.cli:create_sink_command",
         "agent_telemetry.analyze.cli:analyze_command",
     ),
 )

@@ -47,6 +47,13 @@ _IDENTIFIER_RULES: dict[str, tuple[re.Pattern[str], str]] = {
 }
 
 
+def identifier_problem(kind: str, value: str) -> str | None:
+    """Why ``value`` cannot be a ``kind`` ("project", "name", "log_id", "module") of this
+    file, as ``"not <the rule>"`` (never the value), or None when it can."""
+    pattern, rule = _IDENTIFIER_RULES[kind]
+    return None if pattern.fullmatch(value) else f"not {rule}"
+
+
 class ConfigError(AgentTelemetryError, ValueError):
     """The deployment file is unreadable or a key holds something that is not allowed."""
 

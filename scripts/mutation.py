@@ -73,6 +73,7 @@ DEPLOY_SERVER_MODULES = [
     "agent_telemetry/deploy/_read.py",
     "agent_telemetry/deploy/_apply.py",
     "agent_telemetry/deploy/_client.py",
+    "agent_telemetry/deploy/_sink_create.py",
 ]
 PKG = "agent_telemetry"
 # Every module of the package is in exactly one group (tests/mutation/test_groups.py holds

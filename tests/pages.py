@@ -19,6 +19,19 @@ def assert_quiet_and_offline(seen: Visit) -> None:
     assert seen.remote_requests() == []
 
 
+# What makes a whole page scroll sideways: wider than the window it is read in. A code
+# block or table may scroll inside itself; the page itself must not.
+PAGE_WIDTH_JS = """
+() => ({scroll: document.documentElement.scrollWidth,
+        client: document.documentElement.clientWidth})
+"""
+
+
+def assert_no_page_scroll(seen: Visit) -> None:
+    width = seen.page.evaluate(PAGE_WIDTH_JS)
+    assert width["scroll"] <= width["client"], f"the page scrolls sideways: {width}"
+
+
 def screenshot(seen: Visit, name: str, tmp_path: Path) -> Path:
     """Take a full-page screenshot; with AGENT_TELEMETRY_SCREENSHOTS_UPDATE=1 it replaces
     the manual's copy (docs/img/NAME), which must exist and be a PNG either way."""

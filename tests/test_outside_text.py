@@ -437,6 +437,22 @@ def test_a_deployed_description_or_server_message_prints_safely(text: str) -> No
     assert markdown_problems(comment, plain, comment=True) == [], comment
 
 
+@pytest.mark.parametrize("at", ["start", "end"])
+def test_a_description_too_long_for_a_line_is_left_out_not_cut_open(at: str) -> None:
+    # The comment caps a line's length; cutting through a code span would leave its
+    # opening backtick alone and the rest of the server's text live Markdown.
+    padding = "x" * 5_000
+    hostile = " ".join(HOSTILE[k] for k in ("js_link", "image", "mention", "script", "fence"))
+    pieces = (padding, hostile) if at == "end" else (hostile, padding)
+    text, same_length = " ".join(pieces), " ".join(p.replace(hostile, PLAIN) for p in pieces)
+    document = plan_document(_deployed_plan(text), "agent-telemetry views approve")
+    comment = render_markdown(document)
+    plain = render_markdown(
+        plan_document(_deployed_plan(same_length), "agent-telemetry views approve")
+    )
+    assert markdown_problems(comment, plain, comment=True) == [], comment
+
+
 def _deployed_plan(text: str) -> DeploymentPlan:
     """A plan whose deployed view carries ``text`` in every field the server writes."""
     first = PARTITIONED[0]

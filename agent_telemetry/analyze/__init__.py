@@ -4,10 +4,11 @@ sqlglot and the BigQuery emulator (itself built on sqlglot and DuckDB) cannot te
 whether BigQuery accepts a statement; ZetaSQL is the analyzer BigQuery's dialect is
 defined by. It resolves every name and type of a statement against a catalog:
 
-- ``analyze_views(config, layout, sql_dir) -> list[ViewAnalysis]``: every committed
+- ``analyze_views(config, layout, sql_dir, specs) -> list[ViewAnalysis]``: every committed
   ``CREATE OR REPLACE VIEW`` of a layout, analyzed whole (column list, OPTIONS, query)
-  against the table it reads, typed from the models (``source_catalog``);
-- ``query_catalog(config, layout, views)``: that table plus the accepted views, as tables
+  against the table it reads, typed from the models of ``specs`` (the project's
+  catalogue's event versions; None: the package's own) (``source_catalog``);
+- ``query_catalog(config, layout, views, specs)``: that table plus the accepted views, as tables
   typed by the analyzer's output columns, for an analyst's query
   (``agent-telemetry views analyze FILE.sql``);
 - ``Analyzer(catalog)``: ``analyze(sql)`` one statement, ``analyze_script(sql)`` a file.

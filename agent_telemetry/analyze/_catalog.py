@@ -28,7 +28,11 @@ from typing import Any
 
 from agent_telemetry.analyze._runtime import simple_catalog, simple_table, types
 from agent_telemetry.config import DeploymentConfig, Layout
+from agent_telemetry.schema.spec import EventSpec
 from agent_telemetry.views import table_columns
+
+# The events a sink holds: every version of the project's catalogue (None: the package's).
+Specs = tuple[EventSpec, ...] | None
 
 TypeProto = Any  # zetasql.TypeProto (protobuf messages are untyped here)
 Columns = Sequence[tuple[str, TypeProto]]
@@ -194,9 +198,10 @@ def _table(name: str, columns: Columns, pseudo: Columns) -> Any:
     return table
 
 
-def source_columns(layout: Layout) -> list[tuple[str, TypeProto]]:
-    """The columns of the table the views of ``layout`` read, typed from the models."""
-    return [(name, type_proto(text)) for name, text in table_columns(layout).items()]
+def source_columns(layout: Layout, specs: Specs = None) -> list[tuple[str, TypeProto]]:
+    """The columns of the table the views of ``layout`` read, typed from the models of
+    ``specs`` (the project's catalogue; None: the package's own)."""
+    return [(name, type_proto(text)) for name, text in table_columns(layout, specs).items()]
 
 
 def source_path(config: DeploymentConfig, layout: Layout) -> tuple[str, str, str]:
@@ -205,15 +210,15 @@ def source_path(config: DeploymentConfig, layout: Layout) -> tuple[str, str, str
     return (source.project, source.dataset, source.table_for(layout))
 
 
-def add_source(tree: CatalogTree, path: Sequence[str], layout: Layout) -> None:
+def add_source(tree: CatalogTree, path: Sequence[str], layout: Layout, specs: Specs = None) -> None:
     """Register the sink table (``partitioned``), the wildcard table (``sharded``, with
     ``_TABLE_SUFFIX``) or ``_AllLogs`` (``analytics``) at ``path``."""
     pseudo = [(TABLE_SUFFIX, type_proto("STRING"))] if layout == "sharded" else []
-    tree.add(path, source_columns(layout), pseudo)
+    tree.add(path, source_columns(layout, specs), pseudo)
 
 
-def source_catalog(config: DeploymentConfig, layout: Layout) -> CatalogTree:
+def source_catalog(config: DeploymentConfig, layout: Layout, specs: Specs = None) -> CatalogTree:
     """The table the views of ``layout`` read, where ``config`` says it is."""
     tree = CatalogTree()
-    add_source(tree, source_path(config, layout), layout)
+    add_source(tree, source_path(config, layout), layout, specs)
     return tree

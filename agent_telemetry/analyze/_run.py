@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_telemetry.analyze._catalog import source_columns, source_path
+from agent_telemetry.analyze._catalog import Specs, source_columns, source_path
 from agent_telemetry.analyze._errors import AnalyzerRejected
 from agent_telemetry.analyze._evaluate import QueryResult, TableRows, evaluate
 from agent_telemetry.analyze._limits import RUN_LAYOUT
@@ -22,14 +22,14 @@ from agent_telemetry.config import DeploymentConfig
 from agent_telemetry.views import generate_views
 
 
-def sample_rows(database: Path, table: str, limit: int) -> TableRows:
+def sample_rows(database: Path, table: str, limit: int, specs: Specs = None) -> TableRows:
     """At most ``limit`` rows of ``table`` in the DuckDB ``database`` (earliest first),
     typed as the partitioned sink; a column the local table lacks reads as NULL."""
     import duckdb
 
     if not database.is_file():
         raise AnalyzerRejected(f"{database}: no such database (write one with `preview --db`)")
-    columns = source_columns(RUN_LAYOUT)
+    columns = source_columns(RUN_LAYOUT, specs)
     try:
         with duckdb.connect(str(database), read_only=True) as con:
             relation = con.sql(f'SELECT * FROM "{table}" ORDER BY "timestamp" LIMIT {int(limit)}')
@@ -46,14 +46,14 @@ def sample_rows(database: Path, table: str, limit: int) -> TableRows:
 
 
 def view_tables(
-    config: DeploymentConfig, sample: TableRows, service: Runtime
+    config: DeploymentConfig, sample: TableRows, service: Runtime, specs: Specs = None
 ) -> dict[str, TableRows]:
     """Every generated view's rows on the sample, as GoogleSQL computes them, by the
     names a query may write (``project.dataset.view`` and ``dataset.view``)."""
     tables = {".".join(source_path(config, RUN_LAYOUT)): sample}
     views: dict[str, TableRows] = {}
     ids: dict[str, str] = {}
-    for view in generate_views(config, RUN_LAYOUT):  # a view comes after those it reads
+    for view in generate_views(config, RUN_LAYOUT, specs):  # a view comes after those it reads
         read = {ids[name]: views[ids[name]] for name in sorted(view.reads)}
         answer = evaluate(view.query, {**tables, **read}, service)
         typed = list(zip((c.name for c in answer.columns), answer.column_types, strict=True))
@@ -65,10 +65,10 @@ def view_tables(
 
 
 def run_query(
-    config: DeploymentConfig, sql: str, sample: TableRows, service: Runtime
+    config: DeploymentConfig, sql: str, sample: TableRows, service: Runtime, specs: Specs = None
 ) -> QueryResult:
     """``sql`` (one query) over the views' rows on the sample, in GoogleSQL."""
-    return evaluate(_one_statement(sql), view_tables(config, sample, service), service)
+    return evaluate(_one_statement(sql), view_tables(config, sample, service, specs), service)
 
 
 def _one_statement(sql: str) -> str:

@@ -22,6 +22,8 @@ from agent_telemetry.views.cli_options import config_option
 if TYPE_CHECKING:
     from agent_telemetry.analyze import Analysis
     from agent_telemetry.config import DeploymentConfig, Layout
+    from agent_telemetry.project import Project
+    from agent_telemetry.schema.spec import EventSpec
 
 
 def _say(line: str, *, err: bool = False) -> None:
@@ -154,18 +156,18 @@ def _answer(config_path: Path | None, database: Path, sample: int, files: tuple[
     from agent_telemetry.analyze._run import run_query, sample_rows
     from agent_telemetry.analyze._runtime import runtime
     from agent_telemetry.config import DEFAULT_SINK_TABLE
-    from agent_telemetry.project import resolve_project
 
     if len(files) != 1:
         raise click.UsageError("--run answers one query: give one FILE")
-    config = resolve_project(config_path).config
-    rows = sample_rows(database, DEFAULT_SINK_TABLE, sample)
+    project, specs = _project(config_path)
+    config = project.config
+    rows = sample_rows(database, DEFAULT_SINK_TABLE, sample, specs)
     _say(
         f"GoogleSQL's reference implementation on {len(rows.rows)} sink rows of {database} "
         f"(the earliest; --sample {sample}):"
     )
     click.echo("what BigQuery would answer on these rows only. Slow: for small samples.")
-    result = run_query(config, _read(files[0]), rows, runtime())
+    result = run_query(config, _read(files[0]), rows, runtime(), specs)
     from rich.table import Column
     from rich.text import Text
 
@@ -182,23 +184,32 @@ def _answer(config_path: Path | None, database: Path, sample: int, files: tuple[
     click.echo(f"{len(result.rows)} row(s)")
 
 
+def _project(config_path: Path | None) -> tuple[Project, tuple[EventSpec, ...]]:
+    """The deployment and its catalogue's event versions: the sink the views read holds
+    the project's events, as for every other command."""
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.project import resolve_project
+    from agent_telemetry.schema.catalogue import CatalogueError
+
+    try:
+        project = resolve_project(config_path)
+        return project, project.catalogue.version_specs()
+    except (ConfigError, CatalogueError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _run(
     config_path: Path | None, layout_name: str | None, sql_dir: Path | None, files: tuple[Path, ...]
 ) -> int:
     from agent_telemetry.analyze import Analyzer, analyze_views, query_catalog, runtime
-    from agent_telemetry.config import ConfigError
-    from agent_telemetry.project import resolve_project
 
     runtime(_compile_notice)  # fails first, and alone, when the extra is missing
-    try:
-        project = resolve_project(config_path)
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
+    project, specs = _project(config_path)
     config = project.config
     layout = _layout(config, layout_name)
     sql_dir = project.sql_dir if sql_dir is None else sql_dir
     queries = [(path, _read(path)) for path in files]
-    views = analyze_views(config, layout, sql_dir)
+    views = analyze_views(config, layout, sql_dir, specs)
     if not views:
         raise click.ClickException(
             f"no committed view SQL in {sql_dir / layout}; "
@@ -216,7 +227,7 @@ def _run(
     target = f"{config.target.project}.{config.target.dataset}"
     _say(f"checking against {len(views)} views in {target} ({layout} layout)")
     failed = False
-    with Analyzer(query_catalog(config, layout, views)) as analyzer:
+    with Analyzer(query_catalog(config, layout, views, specs)) as analyzer:
         for path, sql in queries:
             analyses = analyzer.analyze_script(sql)
             if not analyses:

@@ -12,33 +12,47 @@ import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_telemetry.check._findings import Finding
 from agent_telemetry.check._paths import display_path
 from agent_telemetry.errors import ModelLoadError, SchemaRuleError
 
+if TYPE_CHECKING:
+    from agent_telemetry.schema.lock import SchemaLock
+
 STAGE = "definition"
 
 
-def reviewed_notices(versions: Mapping[tuple[str, int], Any]) -> list[Finding]:
+def reviewed_notices(
+    versions: Mapping[tuple[str, int], Any], landed: SchemaLock | None = None
+) -> list[Finding]:
     """A notice for every reviewed exception to the definition rules (a cardinality
-    waiver, a reviewed name), with its reason: never a silent exception. Call once the
-    models have loaded."""
+    waiver, a reviewed name, a data review), with its reason: never a silent exception.
+    With ``landed`` (the lock at the base a change is checked against), an exception that
+    lock already records, word for word, is not announced again: it was announced in the
+    change that brought it. Call once the models have loaded."""
     from agent_telemetry.check._locate import model_location
     from agent_telemetry.schema import event_spec
+    from agent_telemetry.schema.lock import lock_review
 
     notices: list[Finding] = []
     for model in versions.values():
         spec = event_spec(model)
+        base = None if landed is None else landed.events.get(spec.name, {}).get(spec.schema_version)
         for field in spec.fields:
             waived = "ENUM_SIZE" if field.kind == "enum" else "INT_CARDINALITY"
             reviewed = (
                 (waived, field.waiver, f"{field.domain} waived"),
                 ("FIELD_NAME_NO_IDENTIFIER", field.name_review, "name reviewed"),
             )
+            was = None if base is None else base.field(field.name)
+            before = {
+                "FIELD_NAME_NO_IDENTIFIER": None if was is None else was.name_review,
+                waived: None if was is None else was.cardinality_waiver,
+            }
             for rule, reason, what in reviewed:
-                if reason is None:
+                if reason is None or (was is not None and before[rule] == reason):
                     continue
                 file, line = model_location(model, field.name)
                 notices.append(
@@ -56,6 +70,8 @@ def reviewed_notices(versions: Mapping[tuple[str, int], Any]) -> list[Finding]:
                 )
         file, line = model_location(model, None)
         for review in spec.reviews:
+            if base is not None and lock_review(review) in base.data_reviews:
+                continue
             notices.append(
                 Finding(
                     stage=STAGE,

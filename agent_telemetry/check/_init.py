@@ -1,10 +1,14 @@
 """``agent-telemetry init``: set a service repository up with its own catalogue.
 
-Writes telemetry.toml (naming the catalogue and its lock), a starter catalogue module
-with one example event, the GitHub Actions job of docs/ci.md, then the lock, the views
-and the data dictionary exactly as ``lock`` and ``views build`` write them. It refuses
-to run when any of those files exists (it never overwrites one), so a second run
-changes nothing.
+Writes telemetry.toml (naming the catalogue and its lock, and where the sink lands and
+the views go: ``--project`` / ``--dataset``, else placeholders to edit), a starter
+catalogue module with one example event, the package's start-up naming that catalogue to
+the emitter, a starter test, the pytest setting that lets ``pytest`` import the package
+(as examples/service's pyproject.toml), the GitHub Actions job of docs/ci.md, then the
+lock, the views and the data dictionary exactly as ``lock`` and ``views build`` write
+them. It refuses to run when any of those files exists (it never overwrites one), so a
+second run changes nothing; the package's ``__init__.py`` and pyproject.toml are written
+only when absent (then the service adds the lines itself, and init says which).
 """
 
 from __future__ import annotations
@@ -15,10 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_telemetry._files import check_target, write_text
+from agent_telemetry.config import identifier_problem
 from agent_telemetry.errors import AgentTelemetryError
 
 LOCK = "telemetry/schema.lock.json"
 WORKFLOW = ".github/workflows/telemetry.yml"
+STARTER_TEST = "tests/test_telemetry.py"
+# What telemetry.toml holds until the service names its own (a valid id, so every
+# command runs; the views name it, so changing it means `views build` again).
+PLACEHOLDER_PROJECT = "my-gcp-project"
+PLACEHOLDER_DATASET = "service_logs"
 
 _TOML = """\
 # {package}'s telemetry: its own event catalogue, its lock, where its views go.
@@ -28,15 +38,59 @@ _TOML = """\
 module = "{package}.telemetry"      # exposes EVENTS (name -> event model)
 lock = "{lock}"  # relative to this file's folder
 
-# Where the log sink lands and where the views go: replace with your own.
+{where}
 [source]
-project = "my-gcp-project"
-dataset = "service_logs"
+project = "{project}"
+dataset = "{dataset}"
 layout = "partitioned"
 
 [target]
-project = "my-gcp-project"
+project = "{project}"
 dataset = "{package}_telemetry"
+"""
+
+_WHERE_GIVEN = "# Where the log sink lands ([source]) and where the views go ([target])."
+_WHERE_TO_EDIT = (
+    "# Where the log sink lands and where the views go: replace with your own, then run\n"
+    "# `agent-telemetry views build` (the views name them)."
+)
+
+_PACKAGE_INIT = '''\
+"""{package}."""
+
+from agent_telemetry.emit import configure
+
+# Once, at start-up: the emitter writes this service's own events (telemetry.toml's
+# [catalogue]); without it they would be rejected as unknown.
+configure(catalogue="{package}.telemetry")
+'''
+
+_STARTER = '''\
+"""{package}'s telemetry in its own tests. The telemetry_capture fixture fails a test that
+ends with the emitter on another catalogue than telemetry.toml's."""
+
+from typing import Any
+
+import {package}  # noqa: F401  (its start-up names the catalogue to the emitter)
+from agent_telemetry.emit import emit
+
+
+def test_a_finished_job_writes_its_outcome(telemetry_capture: list[dict[str, Any]]) -> None:
+    emit("job_finished", outcome="ok", attempts=1)  # call your service's code here
+    assert [(r["event"], r["outcome"]) for r in telemetry_capture] == [("job_finished", "ok")]
+'''
+
+# As examples/service's: pytest imports the package from the repository's root.
+_PYPROJECT = """\
+[project]
+name = "{package}"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = ["agent-telemetry"]
+
+[tool.pytest.ini_options]
+pythonpath = ["."]
+testpaths = ["tests"]
 """
 
 _CATALOGUE = '''\
@@ -116,6 +170,32 @@ class Plan:
     root: Path
     package: str
     files: dict[Path, str]
+    # Set when the source project and dataset were given: no edit of telemetry.toml needed.
+    placed: bool = False
+    # Files that exist and were left alone (the package's __init__.py, pyproject.toml).
+    kept: tuple[Path, ...] = ()
+
+    def next_steps(self) -> str:
+        """The one line init ends with: what to do, each command in backquotes, as run."""
+        check = "`agent-telemetry check`"
+        adds = []
+        if self.root / self.package / "__init__.py" in self.kept:
+            adds.append(
+                f'add `configure(catalogue="{self.package}.telemetry")` where {self.package} starts'
+            )
+        if self.root / "pyproject.toml" in self.kept:
+            adds.append(
+                'make sure pytest imports the package (`pythonpath = ["."]` in '
+                "[tool.pytest.ini_options])"
+            )
+        first = "; ".join(adds) + "; " if adds else ""
+        if self.placed:
+            return f"next: {first}commit everything and run {check}"
+        return (
+            f"next: {first}set the [source] and [target] project and dataset in "
+            "telemetry.toml, run `agent-telemetry views build` (the views name "
+            f"them), commit everything and run {check}"
+        )
 
 
 def package_name(folder: Path) -> str:
@@ -127,26 +207,55 @@ def package_name(folder: Path) -> str:
     return name[:40]
 
 
-def plan(root: Path, package: str | None = None) -> Plan:
+def _where(project: str | None, dataset: str | None) -> tuple[str, str]:
+    """The source project and dataset, checked as telemetry.toml checks them (the value
+    is never echoed: it goes into a file)."""
+    for option, kind, value in (("--project", "project", project), ("--dataset", "name", dataset)):
+        problem = None if value is None else identifier_problem(kind, value)
+        if problem is not None:
+            raise InitError(f"{option}: {problem}")
+    return project or PLACEHOLDER_PROJECT, dataset or PLACEHOLDER_DATASET
+
+
+def plan(
+    root: Path,
+    package: str | None = None,
+    *,
+    project: str | None = None,
+    dataset: str | None = None,
+) -> Plan:
     """What ``init`` would write in ``root``; raises InitError naming what is in the way."""
     package = package or package_name(root.resolve())
     if re.fullmatch(r"[a-z_][a-z0-9_]{0,39}", package) is None or keyword.iskeyword(package):
         raise InitError("--package: not a lowercase Python package name (letters, digits, _)")
+    source_project, source_dataset = _where(project, dataset)
+    placed = project is not None and dataset is not None
+    toml = _TOML.format(
+        package=package,
+        lock=LOCK,
+        where=_WHERE_GIVEN if placed else _WHERE_TO_EDIT,
+        project=source_project,
+        dataset=source_dataset,
+    )
     files = {
-        root / "telemetry.toml": _TOML.format(package=package, lock=LOCK),
+        root / "telemetry.toml": toml,
         root / package / "telemetry.py": _CATALOGUE.format(package=package),
+        root / STARTER_TEST: _STARTER.format(package=package),
         root / WORKFLOW: _WORKFLOW,
     }
-    init_file = root / package / "__init__.py"
+    optional = {
+        root / package / "__init__.py": _PACKAGE_INIT.format(package=package),
+        root / "pyproject.toml": _PYPROJECT.format(package=package),
+    }
     views = root / "telemetry" / "views"
     generated = (root / LOCK, views, root / "docs" / "telemetry.md")
     # Every path that init, then `lock` and `views build`, write is checked through the
     # file door before anything is written: a linked folder (.github -> ~) or a linked
     # file refuses the whole run. (``views / "-"`` stands for any file in that folder.)
-    for path in (*files, init_file, generated[0], views / "-", generated[2]):
+    for path in (*files, *optional, generated[0], views / "-", generated[2]):
         check_target(path, root)
-    if not init_file.exists():
-        files[init_file] = ""
+    kept = tuple(path for path in optional if path.exists() or path.is_symlink())
+    files.update({path: text for path, text in optional.items() if path not in kept})
     taken = [p for p in (*files, *generated) if p.exists() or p.is_symlink()]
     if taken:
         shown = ", ".join(p.relative_to(root).as_posix() for p in taken)
@@ -154,7 +263,7 @@ def plan(root: Path, package: str | None = None) -> Plan:
             f"not written: {shown} already exist(s); init never overwrites a file "
             "(`agent-telemetry check` tells whether a set-up repository is current)"
         )
-    return Plan(root, package, files)
+    return Plan(root, package, files, placed, kept)
 
 
 def write(planned: Plan) -> list[Path]:

@@ -78,10 +78,10 @@ def run_check(
     except Exception as exc:  # a syntax error, a model pydantic cannot build: one line
         raise model_load_error(exc) from None
     models, versions = catalogue.events, catalogue.versions
-    notices = reviewed_notices(versions)
     retired = len(versions) - len(models)
     note = f"{len(models)} events" + (f", {retired} retired version(s)" if retired else "")
-    report.stage(DEFINITION_STAGE, notices, note)
+    # Its notices come once the base is known: a review that landed there is not repeated.
+    report.stage(DEFINITION_STAGE, [], note)
     report.capacity = capacities(models)
 
     from agent_telemetry.check._schema_stages import (
@@ -138,6 +138,9 @@ def run_check(
             base, base_note = baseline.lock, baseline.note
     except LockFormatError as exc:
         raise CheckUsageError(f"{exc} (delete it and run `agent-telemetry lock{flags}`)") from None
+    # Against a git ref, what its lock records has landed; without one, every reviewed
+    # exception is listed (the committed lock is this change's own).
+    report.findings.extend(reviewed_notices(versions, None if against is None else base))
     try:
         # An exception may name an event or field the models dropped: the locks know it.
         check_exceptions(config, known_events(versions, committed, base), str(project.config_path))

@@ -7,6 +7,7 @@ click is imported inside the commands: a model that breaks a definition rule mak
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -130,7 +131,7 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     """Write the schema lock from the models (refuses unreviewed breaking changes).
 
     Every registered version is locked: the current models and the retired ones
-    (agent_telemetry/schema/retired.py). A breaking change to a locked version is
+    (the catalogue's EVENT_VERSIONS). A breaking change to a locked version is
     written only when an [[exceptions]] entry in the config covers it.
     """
     from agent_telemetry.check._definition import definition_finding
@@ -222,16 +223,34 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     help="The service's Python package, where the catalogue module goes (default: "
     "from the folder's name).",
 )
+@click.option(
+    "--project",
+    metavar="PROJECT",
+    default=None,
+    help="The Google Cloud project the log sink writes to and the views go in (asked "
+    "for on a terminal; else a placeholder to edit).",
+)
+@click.option(
+    "--dataset",
+    metavar="DATASET",
+    default=None,
+    help="The BigQuery dataset the log sink writes to (asked for on a terminal; else a "
+    "placeholder to edit). The views go to <package>_telemetry.",
+)
 @click.pass_context
-def init(ctx: click.Context, package: str | None) -> None:
-    """Set this repository up: telemetry.toml, a starter catalogue, its lock, views,
-    data dictionary and the CI job (never overwrites a file; a second run changes nothing).
+def init(ctx: click.Context, package: str | None, project: str | None, dataset: str | None) -> None:
+    """Set this repository up: telemetry.toml, a starter catalogue and test, its lock,
+    views, data dictionary and the CI job (never overwrites a file; a second run changes
+    nothing).
     """
     from agent_telemetry.check._init import InitError, plan, write
 
+    if sys.stdin.isatty():  # asked only of a person: CI and scripts pass the options
+        project = project or click.prompt("Google Cloud project of the log sink", type=str)
+        dataset = dataset or click.prompt("BigQuery dataset of the log sink", type=str)
     root = Path.cwd()
     try:
-        planned = plan(root, package)
+        planned = plan(root, package, project=project, dataset=dataset)
     except InitError as exc:
         raise UsageFailure(str(exc)) from None
     for path in write(planned):
@@ -245,7 +264,4 @@ def init(ctx: click.Context, package: str | None) -> None:
     result = build(resolve_project(config))
     for path in result.written:
         click.echo(f"wrote {path.relative_to(root).as_posix()}")
-    click.echo(
-        "next: edit the [source] and [target] of telemetry.toml, commit everything, and "
-        "run `agent-telemetry check` (docs/ci.md has the pre-commit hook)"
-    )
+    click.echo(planned.next_steps())

@@ -46,6 +46,7 @@ QUERIES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
         "SELECT lane, count(*), round(quantile_cont(queue_wait_ms, 0.5) / 1000, 1), "
         "round(quantile_cont(queue_wait_ms, 0.95) / 1000, 1), round(max(queue_wait_ms) / 1000, 1), "
         "max(queue_position) FROM pipeline_run GROUP BY lane ORDER BY lane",
+        "p50 and p95 interpolated (DuckDB quantile_cont), as in the report\n"
         "admin: 15 runs at 5 at a time, 10 s between starts; the provider outage adds the rest",
     ),
     (

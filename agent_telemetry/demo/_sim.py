@@ -46,13 +46,20 @@ class Simulation:
 
 @contextmanager
 def emitting_at(sim: Simulation, stream: IO[Any]) -> Iterator[None]:
-    """Inside the block, ``emit`` writes to ``stream`` (strict mode), stamped with sim time."""
+    """Inside the block, ``emit`` writes the package's own events (whatever catalogue the
+    process configured before) to ``stream`` (strict mode), stamped with sim time."""
     from agent_telemetry.emit import configure, reset_defaults, settings
+    from agent_telemetry.schema.catalogue import default_catalogue
 
     previous = settings()
-    configure(stream=stream, strict=True, clock=sim.epoch_ns)
+    configure(stream=stream, strict=True, clock=sim.epoch_ns, catalogue=default_catalogue())
     try:
         yield
     finally:
         reset_defaults()
-        configure(stream=previous.stream, strict=previous.strict, clock=previous.clock)
+        configure(
+            stream=previous.stream,
+            strict=previous.strict,
+            clock=previous.clock,
+            catalogue=previous.catalogue or default_catalogue(),
+        )

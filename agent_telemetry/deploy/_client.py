@@ -212,6 +212,36 @@ class BigQueryWarehouse:
         processed = job.total_bytes_processed
         return DryRun(schema=schema, bytes_processed=None if processed is None else int(processed))
 
+    def create_dataset(self, project: str, dataset: str) -> bool:
+        """Create the dataset unless it exists; True when this call created it."""
+        try:
+            self._client.create_dataset(
+                f"{project}.{dataset}", retry=self._retry, timeout=self._timeout
+            )
+        except api_exceptions.Conflict:
+            return False
+        except _api_errors() as exc:
+            raise BigQueryError(f"create dataset {project}.{dataset}: {_short(exc)}") from None
+        return True
+
+    def create_table(
+        self, table_id: str, schema: Sequence[TableField], *, day_partition: str | None
+    ) -> bool:
+        """Create the table unless it exists (an existing one is left as it is), partitioned
+        by day on ``day_partition`` when given; True when this call created it."""
+        table = bigquery.Table(
+            table_id, schema=[bigquery.SchemaField.from_api_repr(f.to_api()) for f in schema]
+        )
+        if day_partition is not None:
+            table.time_partitioning = bigquery.TimePartitioning(field=day_partition)
+        try:
+            self._client.create_table(table, retry=self._retry, timeout=self._timeout)
+        except api_exceptions.Conflict:
+            return False
+        except _api_errors() as exc:
+            raise BigQueryError(f"create table {table_id}: {_short(exc)}") from None
+        return True
+
     def create_view(
         self, table_id: str, *, query: str, description: str, labels: Mapping[str, str]
     ) -> None:

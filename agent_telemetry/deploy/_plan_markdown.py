@@ -1,12 +1,17 @@
 """``views plan --format markdown``: the plan as a pull-request comment.
 
-One collapsible section per view that changes (the SQL diff in a ``diff`` block, the
-columns added, removed or retyped), then the plan hash and the approve command. Rendered
-from the plan document, like the JSON. Deployed descriptions, names and SQL come from
-the server (whoever can edit a description in the console writes it), and the models'
-text from their authors: every such piece is an inert code span (``_text.markdown_code``,
-``<code>`` inside the HTML of a summary) and every fence is longer than any backtick run
-inside, so no link, image, HTML or @mention renders in the owner's review.
+The summary, the sink's missing fields, the capacity in bits, the plan hash and the
+approve command first (what an owner reads before approving), then the views' table and
+one collapsed section per view that changes (the SQL diff in a ``diff`` block, or the new
+view's SQL, and the columns added, removed or retyped). GitHub refuses a comment over
+65,536 characters, so the whole is kept under ``COMMENT_MOST``: when it would not fit,
+each section's SQL is cut to a fair share, with a pointer to the full plan (the review
+page, the JSON). Rendered from the plan document, like the JSON. Deployed descriptions,
+names and SQL come from the server (whoever can edit a description in the console writes
+it), and the models' text from their authors: every such piece is an inert code span
+(``_text.markdown_code``, ``<code>`` inside the HTML of a summary) and every fence is
+longer than any backtick run inside, so no link, image, HTML or @mention renders in the
+owner's review.
 """
 
 from __future__ import annotations
@@ -17,6 +22,18 @@ import re
 from agent_telemetry._text import clean, markdown_code
 from agent_telemetry.deploy._plan import ACTIONS
 from agent_telemetry.deploy._plan_document import ColumnChange, PlanDocument, ViewChange
+
+# GitHub refuses a comment over 65,536 characters; the margin leaves room for a bot's own
+# header or footer around the plan.
+GITHUB_COMMENT_LIMIT = 65_536
+COMMENT_MOST = 60_000
+# A line of server text (a description, a dry-run error) shown at most this long.
+_LINE_MOST = 2_000
+_WHERE_IN_FULL = (
+    "the full plan is in the review page (`agent-telemetry views plan --html FILE`) and "
+    "in `agent-telemetry views plan --format json`"
+)
+_TRIMMED = f"(SQL trimmed to fit a pull-request comment: {_WHERE_IN_FULL}.)"
 
 
 def _cell(text: str | None) -> str:
@@ -62,69 +79,143 @@ def _dry_run(view: ViewChange) -> str:
     return text
 
 
-def _view_section(view: ViewChange) -> list[str]:
+def _section_head(view: ViewChange) -> list[str]:
     summary = f"<b>{view.action}</b> {_code(view.name)}"
     if view.reasons:
         summary += ": " + "; ".join(_code(reason) for reason in view.reasons)
     if view.blocked:
         summary += " (apply refuses without <code>--adopt</code>)"
-    lines = ["<details>", f"<summary>{summary}</summary>", ""]
-    lines.append(f"Dry run: {_dry_run(view)}.")
-    lines += _columns(view.columns)
+    return [
+        "<details>",
+        _short(f"<summary>{summary}</summary>"),
+        "",
+        _short(f"Dry run: {_dry_run(view)}."),
+    ]
+
+
+def _short(line: str, most: int = _LINE_MOST) -> str:
+    """One line at most ``most`` characters: server text (a dry-run error, a description)
+    has no bound of its own. A longer line is left out whole, never cut: a cut through a
+    code span would leave the rest of the server's text live Markdown."""
+    if len(line) <= most:
+        return line
+    gone = f"(a line of {len(line):,} characters, left out: {_WHERE_IN_FULL})"
+    if line.startswith("|"):
+        return f"| {gone} |"  # stays a row of its table
+    if line.startswith("### "):
+        return f"### {gone}"
+    if line.startswith("<summary>"):
+        return f"<summary>{html.escape(gone, quote=False)}</summary>"
+    return gone
+
+
+def _view_body(view: ViewChange) -> tuple[list[str], list[str], str]:
+    """The columns table, the code block's lines and its info string (``diff``/``sql``)."""
+    table = [_short(line) for line in _columns(view.columns)]
     if view.diff:
-        lines += ["", *_fence(view.diff, "diff")]
-    elif view.action == "create":
-        lines += ["", *_fence(view.sql_after, "sql")]
-    lines += ["", "</details>"]
+        return table, view.diff.splitlines(), "diff"
+    if view.action == "create":
+        return table, view.sql_after.splitlines(), "sql"
+    return table, [], ""
+
+
+def _view_section(view: ViewChange, budget: int | None = None) -> tuple[list[str], bool]:
+    """One view, collapsed; with ``budget``, cut to about that many characters (its head
+    is always whole). Returns the lines and whether anything was cut."""
+    head = _section_head(view)
+    table, code, info = _view_body(view)
+    fence_body = "\n".join(code)
+    closing = ["", "</details>"]
+    if budget is None:
+        body = table + (["", *_fence(fence_body, info)] if code else [])
+        return head + body + closing, False
+    room = budget - _size(head) - _size(closing) - len(_TRIMMED) - 20
+    kept_table = _fit(table, room)
+    room -= _size(kept_table)
+    kept_code = _fit(code, room - 2 * (len(info) + 12))
+    cut = len(kept_table) < len(table) or len(kept_code) < len(code)
+    body = list(kept_table)
+    if kept_code:
+        body += ["", *_fence("\n".join(kept_code), info)]
+    if cut:
+        body += ["", _TRIMMED]
+    return head + body + closing, cut
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _fit(lines: list[str], room: int) -> list[str]:
+    """The leading lines that fit in ``room`` characters."""
+    kept: list[str] = []
+    for line in lines:
+        room -= len(line) + 1
+        if room < 0:
+            break
+        kept.append(line)
+    return kept
+
+
+def _shares(sizes: list[int], room: int) -> list[int]:
+    """Split ``room`` over sections of ``sizes``: the small ones whole, the rest evenly."""
+    shares = [0] * len(sizes)
+    left, count = room, len(sizes)
+    for index in sorted(range(len(sizes)), key=sizes.__getitem__):
+        shares[index] = min(sizes[index], left // count)
+        left -= shares[index]
+        count -= 1
+    return shares
+
+
+def _sections(views: list[ViewChange], room: int) -> list[str]:
+    """Every changing view, collapsed, within ``room`` characters: whole when all fit,
+    else each cut to its share; when even their heads do not fit, the views past the
+    room are counted, not shown."""
+    whole = [_view_section(v)[0] for v in views]
+    if _size([line for section in whole for line in ["", *section]]) <= room:
+        return [line for section in whole for line in ["", *section]]
+    heads = [_size(["", *_section_head(v), "", "</details>"]) for v in views]
+    lines: list[str] = []
+    if sum(heads) + len(_TRIMMED) + 200 > room:
+        shown = 0
+        for view, size in zip(views, heads, strict=True):
+            if _size(lines) + size + 200 > room:
+                break
+            lines += ["", *_view_section(view, size + len(_TRIMMED) + 40)[0]]
+            shown += 1
+        rest = len(views) - shown
+        return [*lines, "", f"{rest} more view(s) change; {_WHERE_IN_FULL}"]
+    sizes = [_size(["", *section]) for section in whole]
+    for view, share in zip(views, _shares(sizes, room - 2), strict=True):
+        lines += ["", *_view_section(view, share - 1)[0]]
     return lines
 
 
-def render_markdown(doc: PlanDocument) -> str:
-    lines = [
-        f"### agent-telemetry views plan: {markdown_code(doc.target)} ({doc.layout} layout)",
-        "",
-        f"Source: {markdown_code(doc.source)}.",
-        "",
-        "| view | action | dry run |",
-        "|---|---|---|",
-        *(f"| {_cell(v.name)} | {v.action} | {_dry_run(v)} |" for v in doc.views),
-        "",
-    ]
+def _rows(header: list[str], rows: list[str], room: int) -> list[str]:
+    """A table's header and the rows that fit in ``room``; a last line counts the rest."""
+    kept = _fit([_short(row) for row in rows], room - _size(header) - 120)
+    if len(kept) == len(rows):
+        return [*header, *kept]
+    return [*header, *kept, "", f"{len(rows) - len(kept)} more row(s); {_WHERE_IN_FULL}"]
+
+
+def render_markdown(doc: PlanDocument, limit: int = COMMENT_MOST) -> str:
+    """The plan as a comment of at most ``limit`` characters: the summary, the capacity,
+    the plan hash and the approve command first, then every changing view collapsed."""
     summary = ", ".join(f"{doc.counts[a]} {a}" for a in ACTIONS if doc.counts.get(a))
-    lines.append(f"Views: {summary}.")
-    if doc.sink.table is not None and doc.sink.missing:
-        lines += [
-            "",
-            f"Sink {markdown_code(doc.sink.table)} lacks {len(doc.sink.missing)} payload "
-            "field(s); `apply --patch-sink` adds them:",
-            "",
-        ]
-        lines += [f"- {markdown_code(path)}" for path in doc.sink.missing]
-    elif doc.sink.table is not None and not doc.sink.found:
-        lines += ["", f"Sink {markdown_code(doc.sink.table)}: not found."]
-    if doc.capacity:
-        lines += [
-            "",
-            "Capacity per line, in bits (how much one line can say; the deployed version's "
-            "figure is the schema lock's):",
-            "",
-            "| event | deployed | generated | fields that change |",
-            "|---|---:|---:|---|",
-        ]
-        for c in doc.capacity:
-            before = "" if c.bits_before is None else f"{c.bits_before} (v{c.deployed_version})"
-            fields = ", ".join(
-                f"{_cell(f.name)} {f.bits_before or 'new'} → {f.bits_after or 'gone'}"
-                for f in c.fields
-            )
-            lines.append(
-                f"| {_cell(c.event)} | {before or 'not deployed'} | "
-                f"{c.bits_after} (v{c.schema_version}) | {fields} |"
-            )
-    for view in doc.views:
-        if view.action != "unchanged":
-            lines += ["", *_view_section(view)]
-    lines += [
+    head = [
+        _short(
+            f"### agent-telemetry views plan: {markdown_code(doc.target)} ({doc.layout} layout)"
+        ),
+        "",
+        _short(f"Source: {markdown_code(doc.source)}."),
+        "",
+        f"Views: {summary}.",
+    ]
+    if not doc.pending:
+        head += ["", "Nothing to do: every view is at its generated definition."]
+    approve = [
         "",
         f"Plan hash: {markdown_code(doc.plan_hash)}",
         "",
@@ -133,6 +224,55 @@ def render_markdown(doc: PlanDocument) -> str:
         "",
         *_fence(doc.approve_command, "sh"),
     ]
-    if not doc.pending:
-        lines += ["", "Nothing to do: every view is at its generated definition."]
+    # What the reader needs first takes at most a quarter each; the views get the rest.
+    quarter = limit // 4
+    lines = [*head, *_sink(doc, quarter), *_capacity(doc, quarter), *approve, ""]
+    views_table = _rows(
+        ["| view | action | dry run |", "|---|---|---|"],
+        [f"| {_cell(v.name)} | {v.action} | {_dry_run(v)} |" for v in doc.views],
+        quarter,
+    )
+    lines += views_table
+    changing = [v for v in doc.views if v.action != "unchanged"]
+    lines += _sections(changing, limit - _size(lines) - 1)
     return "\n".join(lines) + "\n"
+
+
+def _sink(doc: PlanDocument, room: int) -> list[str]:
+    if doc.sink.table is not None and doc.sink.missing:
+        intro = [
+            "",
+            _short(
+                f"Sink {markdown_code(doc.sink.table)} lacks {len(doc.sink.missing)} payload "
+                "field(s); `apply --patch-sink` adds them:"
+            ),
+            "",
+        ]
+        return _rows(intro, [f"- {markdown_code(path)}" for path in doc.sink.missing], room)
+    if doc.sink.table is not None and not doc.sink.found:
+        return ["", _short(f"Sink {markdown_code(doc.sink.table)}: not found.")]
+    return []
+
+
+def _capacity(doc: PlanDocument, room: int) -> list[str]:
+    if not doc.capacity:
+        return []
+    header = [
+        "",
+        "Capacity per line, in bits (how much one line can say; the deployed version's "
+        "figure is the schema lock's):",
+        "",
+        "| event | deployed | generated | fields that change |",
+        "|---|---:|---:|---|",
+    ]
+    rows = []
+    for c in doc.capacity:
+        before = "" if c.bits_before is None else f"{c.bits_before} (v{c.deployed_version})"
+        fields = ", ".join(
+            f"{_cell(f.name)} {f.bits_before or 'new'} → {f.bits_after or 'gone'}" for f in c.fields
+        )
+        rows.append(
+            f"| {_cell(c.event)} | {before or 'not deployed'} | "
+            f"{c.bits_after} (v{c.schema_version}) | {fields} |"
+        )
+    return _rows(header, rows, room)

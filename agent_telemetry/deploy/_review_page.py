@@ -1,9 +1,11 @@
 """``views plan --html FILE``: the owner's review page, one self-contained offline file.
 
-Written for a person who did not write the change: per view what happens and why, the
-SQL side by side (deployed | generated), the columns added, removed, retyped or
-re-described with their descriptions, the dry run's verdict and bytes, then the plan hash
-and the exact ``views approve`` command. No script, no font, no image from anywhere: the
+Written for a person who did not write the change: first the summary, the plan hash and
+the exact ``views approve`` command; then each changed view, collapsed (``<details>``,
+open when it is the only one): what happens and why, the SQL side by side (deployed |
+generated), the columns added, removed, retyped or re-described with their descriptions,
+the dry run's verdict and bytes. Wide tables and SQL scroll inside themselves, so the page
+never scrolls sideways on a phone. No script, no font, no image from anywhere: the
 CSS is inline and the page makes no request. Rendered from the plan document (the JSON
 bots read), by jinja2 with autoescaping: deployed SQL and descriptions come from the
 server and are escaped like everything else.

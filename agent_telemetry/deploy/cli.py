@@ -1,4 +1,4 @@
-"""``agent-telemetry views plan | approve | apply``: the BigQuery deployment.
+"""``agent-telemetry views plan | approve | apply | create-sink``: the BigQuery deployment.
 
 google-cloud-bigquery (the ``[bigquery]`` extra) is imported inside the commands. As
 every command: exit 1 when the plan found something to act on (``--exit-code``: changes
@@ -340,3 +340,29 @@ def apply_command(
     click.echo(render_apply(result), nl=False)
     if not result.ok:
         sys.exit(1)
+
+
+@click.command("create-sink")
+@config_option
+@_layout_option
+@_endpoint_option
+def create_sink_command(config_path: Path | None, layout: str | None, endpoint: str | None) -> None:
+    """Create the source and target datasets and the sink table where they do not exist.
+
+    The table gets the catalogue's sink schema (as `agent-telemetry sink-schema` prints
+    it), partitioned by day on timestamp (sharded: today's shard). Nothing that exists is
+    changed. For a local BigQuery API server (--endpoint), or to pre-create a sink
+    before the log sink first writes.
+    """
+    _require_bigquery()
+    from agent_telemetry.deploy._sink_create import create_sink
+    from agent_telemetry.deploy._types import BigQueryError
+
+    project = _load(config_path)
+    specs = _version_specs(project)
+    warehouse = _connect(project.config, endpoint)
+    try:
+        for line in create_sink(warehouse, project.config, _layout(layout), specs):
+            click.echo(line)
+    except (BigQueryError, ValueError) as exc:
+        _fail(exc)

@@ -15,7 +15,7 @@ import jinja2
 import markupsafe
 
 from agent_telemetry._files import trusted_folder, write_text
-from agent_telemetry.report._svg import render_svg
+from agent_telemetry.report._svg import WIDTH_IN, render_svg
 from agent_telemetry.report.charts import ChartData
 from agent_telemetry.warehouse._rare import RareCombinations
 
@@ -48,7 +48,13 @@ def render_page(
     ]
     shown = None if rare is None else {"k": rare.k, "days": rare.days()}
     return env.get_template("report.html.j2").render(
-        charts=charts, logs=[str(p) for p in logs], summary=summary, rare=shown
+        charts=charts,
+        logs=[str(p) for p in logs],
+        summary=summary,
+        rare=shown,
+        # Never drawn narrower than its own size: on a phone a chart scrolls inside its
+        # figure and its 9 pt text stays 12 px, as the captions' small print.
+        chart_min_px=round(WIDTH_IN * 96),
     )
 
 

@@ -89,7 +89,7 @@ def _grouped_bars(fig: Figure, chart: Chart, rows: Sequence[tuple[Any, ...]]) ->
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
         heights = [values.get((group, name), 0.0) for group in groups]
         bars = ax.bar(xs, heights, width, label=name, color=_colour(name, i))
-        ax.bar_label(bars, labels=[_label(_as_number(h)) for h in heights], fontsize=7)
+        ax.bar_label(bars, labels=[_label(_as_number(h)) for h in heights], fontsize=9)
     ax.set_xticks(range(len(groups)), groups)
     top = max(values.values(), default=0.0)
     ax.set_ylim(0, top * 1.12 if top > 0 else 1)  # all zeros: an axis from 0, bars labelled 0
@@ -130,7 +130,7 @@ def _stacked_time(fig: Figure, chart: Chart, rows: Sequence[tuple[Any, ...]]) ->
         ax.spines[["top", "right"]].set_visible(False)
     axes[-1].xaxis.set_major_formatter(DateFormatter("%H:%M", tz="UTC"))  # type: ignore[no-untyped-call]
     axes[-1].set_xlabel(chart.x_label)
-    axes[0].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    axes[0].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9, frameon=False)
 
 
 def _timeline(fig: Figure, chart: Chart, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -156,7 +156,7 @@ def _timeline(fig: Figure, chart: Chart, rows: Sequence[tuple[Any, ...]]) -> Non
     ax.xaxis.set_major_formatter(DateFormatter("%H:%M", tz="UTC"))  # type: ignore[no-untyped-call]
     handles = [Patch(color=_colour(s, i), label=s) for i, s in enumerate(chart.series)]
     ax.legend(
-        handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False
+        handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9, frameon=False
     )
     ax.set_xlabel(chart.x_label)
     ax.spines[["top", "right"]].set_visible(False)
@@ -168,7 +168,7 @@ def _finish(ax: Axes, chart: Chart, *, legend: bool) -> None:
     ax.grid(axis="y", alpha=0.3)
     ax.spines[["top", "right"]].set_visible(False)
     if legend:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9, frameon=False)
 
 
 def _empty(fig: Figure, chart: Chart) -> None:

@@ -73,7 +73,8 @@ CHARTS: tuple[Chart, ...] = (
     Chart(
         key="queue_wait",
         title="Queue wait per lane: p50 and p95",
-        caption="pipeline_run.queue_wait_ms, enqueue to start, in seconds.",
+        caption="pipeline_run.queue_wait_ms, enqueue to start, in seconds; p50 and p95 "
+        "interpolated between the two nearest waits (DuckDB quantile_cont), as in the demo.",
         sql=(
             "SELECT * FROM (SELECT lane, 'p50' AS percentile, "
             "quantile_cont(queue_wait_ms, 0.5) / 1000 AS s "
@@ -90,7 +91,8 @@ CHARTS: tuple[Chart, ...] = (
     Chart(
         key="render_slots",
         title="Render slot waits",
-        caption="pipeline_render.slot_wait_ms per render lane, in seconds.",
+        caption="pipeline_render.slot_wait_ms per render lane, in seconds; p50 and p95 "
+        "interpolated (DuckDB quantile_cont).",
         sql=(
             "SELECT render_lane, stat, s FROM (SELECT render_lane, "
             "quantile_cont(slot_wait_ms, 0.5) / 1000 AS p50, "

@@ -1,4 +1,5 @@
-"""A query's result as plain data, and its four printed forms: table, csv, json, markdown.
+"""A query's result as plain data, and its four printed forms: table (one field per line
+when the rows do not fit the terminal), csv, json, markdown.
 
 Every value comes from a log file or the user's SQL, so none is trusted: the table cells
 are rich ``Text`` (never markup), csv and json are written by the standard library, and
@@ -103,11 +104,30 @@ def to_markdown(result: Result) -> str:
     return "\n".join(lines) + "\n"
 
 
+# A column folded narrower than this (or than its widest value, when shorter) reads as
+# strips of characters, not values: then each row is shown one field per line instead.
+FOLD_AT_LEAST = 12
+
+
+def fits(result: Result, width: int) -> bool:
+    """Whether the table fits ``width`` columns with every column at least
+    ``FOLD_AT_LEAST`` wide (or as wide as its widest value, when narrower)."""
+    needed = 3 * len(result.columns) + 1  # rich's borders and padding
+    for index, column in enumerate(result.columns):
+        widest = max((len(plain(row[index])) for row in result.rows), default=0)
+        needed += min(max(widest, len(_visible(column))), FOLD_AT_LEAST)
+    return needed <= width
+
+
 def print_table(result: Result, console: Console, *, title: str | None = None) -> None:
-    """A rich table that folds long values and names instead of cutting them."""
+    """A rich table that folds long values and names instead of cutting them; rows too
+    wide for the terminal are shown one field per line (as psql's ``\\x``)."""
     from rich.table import Table
     from rich.text import Text
 
+    if not fits(result, console.width):
+        _print_records(result, console, title)
+        return
     table = Table(title=None if title is None else Text(title), title_justify="left")
     for index, column in enumerate(result.columns):
         numeric = bool(result.rows) and all(
@@ -119,5 +139,34 @@ def print_table(result: Result, console: Console, *, title: str | None = None) -
     for row in result.rows:
         table.add_row(*(Text(NULL, style="dim") if v is None else Text(plain(v)) for v in row))
     console.print(table)
+    _print_count(result, console)
+
+
+def _print_records(result: Result, console: Console, title: str | None) -> None:
+    """Each row as ``-[ row N ]---`` then ``name | value``, one field per line; a long
+    value folds under its own column, never into the names'."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if title is not None:
+        console.print(Text(title))
+    names = [_visible(column) for column in result.columns]
+    width = max((len(name) for name in names), default=0)
+    for number, row in enumerate(result.rows, start=1):
+        console.print(Text(f"-[ row {number} ]".ljust(min(console.width, width + 20), "-")))
+        fields = Table.grid(padding=(0, 1))
+        fields.add_column(no_wrap=True, width=width)
+        fields.add_column(no_wrap=True, width=1)
+        fields.add_column(overflow="fold")
+        for name, value in zip(names, row, strict=True):
+            shown = Text(NULL, style="dim") if value is None else Text(plain(value))
+            fields.add_row(Text(name), "|", shown)
+        console.print(fields)
+    _print_count(result, console)
+
+
+def _print_count(result: Result, console: Console) -> None:
+    from rich.text import Text
+
     rows = len(result.rows)
     console.print(Text(f"{rows:,} row{'' if rows == 1 else 's'}", style="dim"))

@@ -197,3 +197,23 @@ def test_the_first_compile_prints_one_line_with_its_time(
         "compiling GoogleSQL's analyzer (once per machine, about a minute)..."
         " done in 63.2 s, cached in /cache/zetasql\n"
     )
+
+
+def test_a_services_views_are_typed_from_its_own_catalogue(tmp_path: Path) -> None:
+    # examples/service: its cache_lookup view reads payload fields only its catalogue has.
+    # Typed from the package's events, every one of its views was rejected.
+    from tests.service import copy_service
+
+    service = copy_service(tmp_path / "svc")
+    query = tmp_path / "query.sql"
+    query.write_text(
+        "SELECT 1;\nSELECT result, COUNT(*) AS lookups\n"
+        "FROM `acme-myservice-prod.myservice_telemetry.cache_lookup` GROUP BY result;\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        main, ["views", "analyze", "--config", str(service / "telemetry.toml"), str(query)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "checking against 7 views in acme-myservice-prod.myservice_telemetry" in result.output
+    assert "  result   STRING" in result.output

@@ -123,6 +123,21 @@ def test_a_review_for_the_new_capacity_passes(repo: Path) -> None:
     assert notices[("DATA_REVIEW", "cache_lookup")] == (
         "data review issue 31 approves 13.8 bits (reason: cache hit rate per tier)"
     )
+    # pipeline_run's review landed with the base (HEAD): a pull request does not repeat it.
+    assert ("DATA_REVIEW", "pipeline_run") not in notices
+
+
+def test_a_landed_review_is_not_announced_again(tmp_path: Path) -> None:
+    # The package's own history: pipeline_run's data review is in the lock at HEAD.
+    copy = repo_copy(tmp_path)
+    git(copy, "init", "-q")
+    git(copy, "add", ".")
+    git(copy, "commit", "-qm", "base")
+    code, out, _ = cli(copy, "check", "--against", "HEAD", "--format", "github", "--schema-only")
+    assert code == 0, out
+    assert "DATA_REVIEW" not in out
+    code, out, _ = cli(copy, "check", "--format", "github", "--schema-only")
+    assert "DATA_REVIEW" in out  # without a base, every recorded review is listed
 
 
 def test_a_review_for_fewer_bits_still_fails(repo: Path) -> None:

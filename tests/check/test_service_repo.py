@@ -249,3 +249,104 @@ def test_views_plan_plans_the_services_own_views(
         sink=SinkPlan(table_id=None, state=None, missing=()),
     )
     assert "cache_lookup" in render_plan(plan)
+
+
+def _next_commands(output: str) -> list[str]:
+    """The commands init's `next:` line asks for, in order, as printed."""
+    (line,) = [text for text in output.splitlines() if text.startswith("next:")]
+    return line.split("`")[1::2]
+
+
+def _starter_tests(repo: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_init_with_a_project_and_dataset_is_green_with_no_edit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    made = run(
+        repo,
+        "init",
+        "--project",
+        "acme-shop-prod",
+        "--dataset",
+        "shop_logs",
+        monkeypatch=monkeypatch,
+    )
+    assert made.exit_code == 0, made.output
+    assert 'project = "acme-shop-prod"' in (repo / "telemetry.toml").read_text()
+    commands = _next_commands(made.output)
+    assert commands[-1] == "agent-telemetry check"
+    for command in commands:
+        done = run(repo, *command.split()[1:], monkeypatch=monkeypatch)
+        assert done.exit_code == 0, (command, done.output)
+    # pytest runs in the new repository as in examples/service: the starter test passes.
+    tested = _starter_tests(repo)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "1 passed" in tested.stdout
+
+
+def test_init_without_a_project_names_the_edit_and_then_every_command_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    made = run(repo, "init", monkeypatch=monkeypatch)
+    assert made.exit_code == 0, made.output
+    assert "[source] and [target]" in made.output
+    config = repo / "telemetry.toml"
+    config.write_text(config.read_text().replace("my-gcp-project", "acme-shop-prod"))
+    commands = _next_commands(made.output)
+    assert commands[-1] == "agent-telemetry check"
+    for command in commands:  # the edit made, each printed command passes, check last
+        done = run(repo, *command.split()[1:], monkeypatch=monkeypatch)
+        assert done.exit_code == 0, (command, done.output)
+
+
+def test_init_refuses_a_project_or_dataset_that_is_not_an_identifier(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    bad_project = run(repo, "init", "--project", 'x"\n[evil]', monkeypatch=monkeypatch)
+    assert bad_project.exit_code == 2
+    assert "--project: not a Google Cloud project id" in bad_project.output
+    assert "evil" not in bad_project.output  # the value is never echoed
+    bad_dataset = run(repo, "init", "--dataset", "a-b", monkeypatch=monkeypatch)
+    assert bad_dataset.exit_code == 2
+    assert "--dataset: not a BigQuery name" in bad_dataset.output
+    assert list(repo.iterdir()) == []
+
+
+def test_init_leaves_an_existing_package_and_pyproject_alone_and_says_what_to_add(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "shop"
+    (repo / "shop").mkdir(parents=True)
+    (repo / "shop" / "__init__.py").write_text("VERSION = 1\n")
+    (repo / "pyproject.toml").write_text('[project]\nname = "shop"\n')
+    made = run(
+        repo,
+        "init",
+        "--project",
+        "acme-shop-prod",
+        "--dataset",
+        "shop_logs",
+        monkeypatch=monkeypatch,
+    )
+    assert made.exit_code == 0, made.output
+    assert (repo / "shop" / "__init__.py").read_text() == "VERSION = 1\n"
+    assert (repo / "pyproject.toml").read_text() == '[project]\nname = "shop"\n'
+    assert 'add `configure(catalogue="shop.telemetry")` where shop starts' in made.output
+    assert 'pythonpath = ["."]' in made.output

@@ -18,6 +18,7 @@ from agent_telemetry.deploy._plan import (
 )
 from agent_telemetry.deploy._sink import MissingField
 from agent_telemetry.deploy._types import DryRun, TableState
+from agent_telemetry.schema.spec import EventSpec
 from agent_telemetry.views import TableField, ViewDefinition, generate_views
 from tests.conftest import EXAMPLE_CONFIG
 
@@ -78,4 +79,19 @@ def make_plan(case: str) -> DeploymentPlan:
         layout="partitioned",
         views=(view_plan(VIEW, deployed, dry_run),),
         sink=SinkPlan(SINK_TABLE, sink_state, missing),
+    )
+
+
+def first_deploy(specs: tuple[EventSpec, ...]) -> DeploymentPlan:
+    """Every view of ``specs`` to create, on a sink not found: a first deploy."""
+    views = generate_views(CONFIG, specs=specs)
+    plans = tuple(
+        view_plan(v, DeployedView(None), DryRun((), bytes_processed=1_000)) for v in views
+    )
+    return assemble_plan(
+        target=f"{CONFIG.target.project}.{CONFIG.target.dataset}",
+        source=SINK_TABLE,
+        layout="partitioned",
+        views=plans,
+        sink=SinkPlan(SINK_TABLE, None, ()),
     )

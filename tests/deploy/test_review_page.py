@@ -13,9 +13,9 @@ from agent_telemetry.deploy._plan_document import approve_command, plan_document
 from agent_telemetry.deploy._review_page import render_review_page, write_review_page
 from agent_telemetry.schema.catalogue import DEFAULT_MODULE, load_catalogue
 from agent_telemetry.schema.lock import LOCK_PATH, read_lock
-from tests.browser import file_url, visit
-from tests.deploy.plan_cases import make_plan
-from tests.pages import assert_quiet_and_offline, screenshot
+from tests.browser import DESKTOP, PHONE, file_url, visit
+from tests.deploy.plan_cases import first_deploy, make_plan
+from tests.pages import assert_no_page_scroll, assert_quiet_and_offline, screenshot
 
 COMMAND = approve_command(Path("telemetry.toml"), None, None)
 SPECS = load_catalogue(DEFAULT_MODULE).version_specs()
@@ -92,3 +92,50 @@ def test_the_review_page_in_the_browser(browser: Any, tmp_path: Path) -> None:
         assert shown["hash"].startswith("sha256:")
         assert shown["command"] == COMMAND
         assert shown["diffs"] == (1 if case == "update" else 0)
+
+
+# Where the reader's eye lands first, laid out by chromium: the approve command above every
+# view, each view a <details> that opens on a click.
+FIRST_SCREEN_JS = """
+() => {
+  const top = (el) => el.getBoundingClientRect().top + window.scrollY;
+  const views = Array.from(document.querySelectorAll('details.view'));
+  return {
+    command: top(document.getElementById('approve-command')),
+    summary: top(document.getElementById('summary')),
+    firstView: views.length ? top(views[0]) : null,
+    views: views.length,
+    open: views.filter((d) => d.open).length,
+    height: document.documentElement.scrollHeight,
+  };
+}
+"""
+
+
+def test_a_first_deploy_starts_with_the_summary_and_the_approve_command(
+    browser: Any, tmp_path: Path
+) -> None:
+    plan = first_deploy(SPECS)
+    page = tmp_path / "first.html"
+    write_review_page(_document(plan), page)
+    for viewport in (DESKTOP, PHONE):
+        with visit(browser, file_url(page), viewport) as seen:
+            laid = seen.page.evaluate(FIRST_SCREEN_JS)
+            assert laid["views"] == 6
+            assert laid["summary"] < laid["command"] < laid["firstView"]
+            assert laid["command"] < viewport["height"]  # on the first screen
+            assert laid["open"] == 0  # six views: each collapsed, a click opens it
+            assert_no_page_scroll(seen)
+            seen.page.click("details.view summary")  # the first view opens
+            assert seen.page.evaluate(FIRST_SCREEN_JS)["open"] == 1
+            assert_no_page_scroll(seen)  # its SQL scrolls inside itself, if at all
+    with visit(browser, file_url(page)) as seen:
+        assert seen.page.evaluate(FIRST_SCREEN_JS)["height"] < 3 * DESKTOP["height"]
+
+
+def test_no_review_page_scrolls_sideways_on_a_phone(browser: Any, tmp_path: Path) -> None:
+    for case in ("create", "update", "noop"):
+        page = tmp_path / f"review-{case}.html"
+        write_review_page(_document(make_plan(case)), page)
+        with visit(browser, file_url(page), PHONE) as seen:
+            assert_no_page_scroll(seen)

@@ -61,6 +61,21 @@ SCROLLING_JS = """
   .map((el) => el.textContent.slice(0, 60))
 """
 LINKS_JS = "() => Array.from(document.querySelectorAll('a[href]')).map((a) => a.href)"
+# The page itself wider than the window: the whole page scrolls sideways (a code block or
+# table may scroll inside itself). The widest element names the culprit.
+PAGE_SCROLL_JS = """
+() => {
+  const root = document.documentElement;
+  if (root.scrollWidth <= root.clientWidth) return [];
+  let widest = null;
+  for (const el of document.querySelectorAll('body *')) {
+    const right = el.getBoundingClientRect().right;
+    if (right > root.clientWidth + 1 && (!widest || right > widest.right))
+      widest = {right, what: el.tagName + ' ' + (el.textContent || '').slice(0, 40)};
+  }
+  return [`${root.scrollWidth} > ${root.clientWidth}: ${widest ? widest.what : '?'}`];
+}
+"""
 
 
 @pytest.fixture(scope="session")
@@ -94,6 +109,7 @@ class Reading:
     broken: list[str]
     scrolling: list[str]
     links: list[str]
+    page_scroll: list[str]
 
 
 def _reading(seen: Visit) -> Reading:
@@ -103,6 +119,7 @@ def _reading(seen: Visit) -> Reading:
         broken=seen.page.evaluate(BROKEN_JS),
         scrolling=seen.page.evaluate(SCROLLING_JS, MUST_FIT_CHARS),
         links=seen.page.evaluate(LINKS_JS),
+        page_scroll=seen.page.evaluate(PAGE_SCROLL_JS),
     )
 
 
@@ -140,6 +157,12 @@ def test_no_code_block_or_table_is_clipped_and_no_identifier_breaks(
 ) -> None:
     assert _found(readings[width], "clipped") == {}
     assert _found(readings[width], "broken") == {}
+
+
+@pytest.mark.parametrize("width", ["1280px", "phone"])
+def test_no_page_scrolls_sideways(readings: dict[str, dict[str, Reading]], width: str) -> None:
+    # scrollWidth <= clientWidth on every page of the manual, at 390 px too.
+    assert _found(readings[width], "page_scroll") == {}
 
 
 def test_at_1280px_every_block_of_up_to_100_characters_a_line_fits(

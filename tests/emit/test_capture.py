@@ -129,3 +129,75 @@ def test_the_session_reports_the_services_telemetry_coverage(tmp_path: Path) -> 
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "2 passed" in failed.stdout
     assert "is below 100%" in failed.stdout
+
+
+def _service_with_app(tmp_path: Path, app: str) -> Path:
+    from tests.service import copy_service
+
+    service = copy_service(tmp_path / "svc")
+    (service / "myservice" / "app.py").write_text(textwrap.dedent(app))
+    return service
+
+
+def _pytest_in(service: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        capture_output=True,
+        text=True,
+        cwd=service,
+        timeout=120,
+        check=False,
+    )
+
+
+APP_BODY = """
+    import time
+
+    from agent_telemetry.emit import configure, emit
+
+    {start}
+    _MEMORY: dict[str, str] = {{}}
+
+
+    def lookup(key: str) -> str:
+        {in_call}
+        value = _MEMORY.get(key)
+        result = "hit" if value is not None else "miss"
+        if value is None:
+            value = _MEMORY[key] = key.upper()
+        emit("cache_lookup", result=result, tier="memory", lookup_ms=1)
+        return value
+"""
+
+
+def test_a_service_that_never_names_its_catalogue_fails_its_own_tests(tmp_path: Path) -> None:
+    # The example service with its configure(catalogue=...) line removed: in production
+    # every cache_lookup would be telemetry_rejected / unknown_event. Its tests must not
+    # pass (the fixture reading telemetry.toml alone would make them pass).
+    service = _service_with_app(tmp_path, APP_BODY.format(start="", in_call="pass"))
+    out = _pytest_in(service)
+    assert out.returncode != 0, out.stdout + out.stderr
+    assert 'configure(catalogue="myservice.telemetry")' in out.stdout, out.stdout
+
+
+def test_a_service_naming_another_catalogue_fails_its_own_tests(tmp_path: Path) -> None:
+    # Configured, but with the package's own events: cache_lookup is missing there.
+    service = _service_with_app(
+        tmp_path,
+        APP_BODY.format(start='configure(catalogue="agent_telemetry.schema")', in_call="pass"),
+    )
+    out = _pytest_in(service)
+    assert out.returncode != 0, out.stdout + out.stderr
+    assert "lacks 1 event version(s)" in out.stdout, out.stdout
+    assert 'configure(catalogue="myservice.telemetry")' in out.stdout
+
+
+def test_a_service_that_configures_on_first_call_passes(tmp_path: Path) -> None:
+    # Configuring lazily (inside the code the test runs) is as good as at import.
+    service = _service_with_app(
+        tmp_path,
+        APP_BODY.format(start="", in_call='configure(catalogue="myservice.telemetry")'),
+    )
+    out = _pytest_in(service)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 passed" in out.stdout

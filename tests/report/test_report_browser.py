@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_telemetry.report import CHARTS
-from tests.browser import file_url, visit
-from tests.pages import assert_quiet_and_offline, screenshot
+from tests.browser import DESKTOP, PHONE, file_url, visit
+from tests.pages import assert_no_page_scroll, assert_quiet_and_offline, screenshot
 
 # Per chart: its key, its rows, its drawn shapes (bars, stretches) and the svg's size.
 CHART_STATE = """() => [...document.querySelectorAll('figure.chart')].map(f => {
@@ -62,3 +62,24 @@ def test_an_empty_chart_is_drawn_saying_so(browser: Any, tmp_path: Path) -> None
     for chart in empty:
         assert "No data" in chart["text"]
         assert chart["height"] > 50
+
+
+# The smallest chart text as laid out (font size times the svg's scale), in CSS px.
+SMALLEST_TEXT = """() => Math.min(...[...document.querySelectorAll('figure.chart svg text')]
+  .filter(t => t.textContent.trim())
+  .map(t => {
+    const svg = t.ownerSVGElement;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return parseFloat(getComputedStyle(t).fontSize) * scale;
+  }))"""
+# The page's small print: the captions under the charts.
+SMALL_PRINT = "() => parseFloat(getComputedStyle(document.querySelector('figcaption')).fontSize)"
+
+
+def test_the_report_reads_on_a_phone(browser: Any, demo_report: tuple[Path, Path]) -> None:
+    _log, page = demo_report
+    for viewport in (DESKTOP, PHONE):
+        with visit(browser, file_url(page), viewport) as seen:
+            assert_no_page_scroll(seen)  # a chart may scroll inside its figure, not the page
+            smallest = seen.page.evaluate(SMALLEST_TEXT)
+            assert smallest >= seen.page.evaluate(SMALL_PRINT) - 1, (viewport, smallest)

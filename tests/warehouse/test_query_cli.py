@@ -117,3 +117,26 @@ def test_hints_name_the_query_command_not_the_duckdb_cli(logs: Path, tmp_path: P
     hint = result.output.split("e.g. ", 1)[1].strip()
     assert hint.startswith("agent-telemetry query ")
     assert "duckdb " not in result.output.replace(".duckdb", "")
+
+
+def test_rows_wider_than_the_terminal_show_one_field_per_line(logs: Path) -> None:
+    # SELECT * FROM pipeline_run has 16 columns: squeezed into 80 columns every value
+    # was cut into strips a few characters wide.
+    code, out = _query("SELECT * FROM pipeline_run ORDER BY lane, status", logs, width=80)
+    assert code == 0, out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "-[ row 1 ]" in out
+    first = out.split("-[ row 2 ]")[0]
+    assert "lane              | admin" in first
+    assert "user_tokens_today | NULL" in first  # every field, by its whole name
+    assert "3 rows" in out
+    # csv and json stay as they are: one record per row.
+    _code, csv_out = _query("SELECT * FROM pipeline_run", logs, "--format", "csv", width=80)
+    assert len(csv_out.splitlines()) == 4
+
+
+def test_rows_that_fit_stay_a_table(logs: Path) -> None:
+    code, out = _query(COUNT, logs, width=80)
+    assert code == 0, out
+    assert "-[ row" not in out
+    assert "public" in out
