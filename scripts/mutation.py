@@ -90,7 +90,13 @@ GROUPS: dict[str, Group] = {
     "files": Group([f"{PKG}/_files.py"], ["tests/test_files.py", "tests/test_files_layer.py"]),
     "project": Group(
         [f"{PKG}/project.py", f"{PKG}/config.py"],
-        ["tests/test_project.py", "tests/test_config.py", "tests/check/test_reviewed.py"],
+        [
+            "tests/test_project.py",
+            "tests/test_config.py",
+            "tests/test_config_messages.py",
+            "tests/test_project_discovery.py",
+            "tests/check/test_reviewed.py",
+        ],
     ),
     # The trust boundaries' doors (docs/security.md): one catalogue loader, one parser,
     # one baseline reader, each against the table-driven test that runs every entry point.
