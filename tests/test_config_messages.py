@@ -221,6 +221,7 @@ def test_a_wrong_value_inside_a_list_is_named_by_its_index() -> None:
         ("a" * 64, "a" * 64),
         ("a" * 65, "<unprintable key>"),
         ("my-key_2", "my-key_2"),
+        ("MyKey", "MyKey"),
         ("", "<unprintable key>"),
         ("a.b", "<unprintable key>"),
     ],
@@ -389,3 +390,25 @@ def test_identifier_bounds_that_are_refused(key: str, value: str) -> None:
     lines = _refusal({**GOOD, "source": {**GOOD["source"], key: value}}, "t")  # type: ignore[dict-item]
     assert len(lines) == 1
     assert lines[0].startswith(f"t: source.{key}: not a")
+
+
+def test_a_wrong_key_in_a_file_is_named_with_the_files_path(tmp_path: Path) -> None:
+    path = _file(tmp_path, BASE.replace('dataset = "agent_logs"', f'dataset = "{SECRET}"'))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == (
+        f"{path}: source.dataset: not a BigQuery name: letters, digits and underscores, "
+        "at most 1024"
+    )
+
+
+def test_a_document_with_no_origin_is_called_config() -> None:
+    assert _refusal_without_origin({"source": GOOD["source"]}) == [
+        "config: target: required key is missing"
+    ]
+
+
+def _refusal_without_origin(data: dict[str, object]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(data)
+    return str(caught.value).split("\n")

@@ -13,6 +13,8 @@ import pytest
 from agent_telemetry.config import ConfigError
 from agent_telemetry.project import Discovery, discover, find_config, resolve_project
 
+KNOWN = {"upload_done": frozenset({"upload_bytes"})}
+
 BASE = (
     '[source]\nproject = "acme-agents-prod"\ndataset = "agent_logs"\n'
     '[target]\nproject = "acme-agents-prod"\ndataset = "agent_telemetry"\n'
@@ -232,3 +234,42 @@ def test_the_catalogues_folder_joins_the_import_path_once(tmp_path: Path) -> Non
     assert "pipeline_run" in first.events
     assert sys.path.count(root) == 1
     assert sys.path[0] == root
+
+
+def test_find_config_climbs_only_when_asked(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    config = _config(tmp_path)
+    start = tmp_path / "a"
+    start.mkdir()
+    assert find_config(start, climb=False) is None
+    assert find_config(start) == config
+
+
+def test_a_folder_that_cannot_be_read_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The folder's permissions changed between finding the file and checking its owner.
+    folder = tmp_path / "racing"
+    path = _config(folder)
+    real_stat = Path.stat
+
+    def stat(self: Path, *, follow_symlinks: bool = True) -> os.stat_result:
+        if self == folder:
+            raise PermissionError(13, "Permission denied")
+        return real_stat(self, follow_symlinks=follow_symlinks)
+
+    monkeypatch.setattr(Path, "stat", stat)
+    with pytest.raises(ConfigError) as caught:
+        discover(folder)
+    assert str(caught.value).startswith(f"ignored {path}: its folder is not readable, so ")
+
+
+def test_the_projects_exceptions_are_held_to_the_known_events(tmp_path: Path) -> None:
+    path = _config(tmp_path)
+    path.write_text(
+        BASE + '[[exceptions]]\nrule = "EVENT_NO_DELETE"\nevent = "gone"\nreason = "r"\n',
+        encoding="utf-8",
+    )
+    assert [e.event for e in resolve_project(path).config.exceptions] == ["gone"]
+    with pytest.raises(ConfigError, match=r"exceptions\[0\]\.event: not a known event"):
+        resolve_project(path, known=KNOWN)
