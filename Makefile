@@ -36,11 +36,21 @@ $(DOCS_SHIM): | $(STAMP)
 	cp $(VENV)/iframe-worker/package/shim/index.js $@
 
 # Debian packages the page tests and the manual's pictures need: chromium (headless, driven
-# by playwright) and graphviz (dot). Installed once when missing; apt needs root.
+# by playwright) and graphviz (dot); and golang-go, which builds and runs the Go emitter of
+# examples/go. Installed once when missing; apt needs root.
 SYSTEM_STAMP := $(VENV)/.system-packages
 $(SYSTEM_STAMP): | $(STAMP)
-	command -v chromium > /dev/null && command -v dot > /dev/null || \
-		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium graphviz; }
+	command -v chromium > /dev/null && command -v dot > /dev/null && command -v go > /dev/null || \
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium graphviz golang-go; }
+	touch $@
+
+# The npm packages of examples/typescript, pinned by its package-lock.json and fetched from
+# the npm registry: TypeScript (compiles the example emitter), ajv and ajv-formats (validate
+# lines against the catalogue's JSON Schema: the example's test and tests/jsonschema).
+NODE_DIR := examples/typescript
+NODE_STAMP := $(NODE_DIR)/node_modules/.installed
+$(NODE_STAMP): $(NODE_DIR)/package-lock.json
+	cd $(NODE_DIR) && npm ci --silent --no-audit --no-fund
 	touch $@
 
 # A simulated morning through the real emitter -> demo-out/telemetry.jsonl -> DuckDB -> views.
@@ -62,7 +72,7 @@ typecheck: $(STAMP)
 # worker (the BigQuery emulator tests: one emulator; a docs page; a file's module fixtures)
 # and starts the longest groups first. PYTEST_WORKERS=0 runs in this process.
 PYTEST_WORKERS ?= 2
-pytest: $(STAMP) $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM)
+pytest: $(STAMP) $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM) $(NODE_STAMP)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 # CI drift check: the committed view SQL and docs/telemetry.md must match the models.
@@ -112,7 +122,7 @@ diagrams: $(SYSTEM_STAMP)
 # The static checks run beside the emulator's and chromium's set-up (-j2, output kept per
 # target), then pytest and check: on a fresh clone that hides most of the set-up.
 test:
-	$(MAKE) --no-print-directory -j2 --output-sync=target lint imports typecheck $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM)
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint imports typecheck $(EMU_STAMP) $(SYSTEM_STAMP) $(DOCS_SHIM) $(NODE_STAMP)
 	$(MAKE) --no-print-directory pytest check
 
 # Mutation testing of the modules that carry the package's promises, one group of modules
@@ -129,4 +139,4 @@ mutation: $(STAMP) $(if $(filter deploy-server,$(MUTATION_GROUP)),$(EMU_STAMP))
 		$(if $(MUTATION_MODULE),--module $(MUTATION_MODULE))
 
 clean:
-	rm -rf $(VENV) $(EMU_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis mutants .mutation
+	rm -rf $(VENV) $(EMU_VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis mutants .mutation $(NODE_DIR)/node_modules $(NODE_DIR)/dist

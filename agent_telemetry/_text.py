@@ -16,6 +16,12 @@ through one of these functions:
 - ``github_data`` / ``github_property``: ``clean``, then GitHub's own escapes for a
   workflow command's message and its properties.
 - ``clean_json``: ``clean`` on every string of a JSON report, keys included.
+- ``markdown_code``: ``clean``, as one inert code span (the pull-request comment: no
+  link, image, HTML or @mention renders from it, on GitHub or anywhere).
+- ``markdown_text``: ``clean``, as prose that renders as written in CommonMark, GitHub
+  and Python-Markdown (mkdocs): no link (bare URLs and addresses included), image, raw
+  HTML or attribute list can form.
+- HTML: jinja2 with autoescape (the pages); nothing here.
 
 The package's own strings (rule IDs, event names from the models, numbers) need none of
 this; anything that came from a file, a server, a config or an exception does. A leaf
@@ -24,6 +30,7 @@ module: it imports nothing of the package, and rich only when asked for markup.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import TYPE_CHECKING, Final
 
@@ -130,3 +137,51 @@ def lines(text: object) -> list[str]:
     library message (a SQL error with a caret line) that must keep its shape."""
     value = text if isinstance(text, str) else clean(text)
     return [clean(line) for line in value.splitlines()] or [""]
+
+
+def _cell_pipes(text: str, table: bool) -> str:
+    # A GFM or Python-Markdown table splits its row on "|" before reading code spans.
+    return text.replace("|", "\\|") if table else text
+
+
+def markdown_code(text: object, *, table: bool = False) -> str:
+    """``clean(text)`` as one Markdown code span: inert everywhere (GitHub links no
+    @mention, URL or HTML inside code). The fence is longer than any backtick run inside,
+    and padded when the text starts or ends with a backtick or a blank. ``table``: the
+    span sits in a table cell (its pipes escaped)."""
+    shown = clean(text)
+    if not shown:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", shown)), default=0) + 1)
+    pad = " " if shown[0] in "` " or shown[-1] in "` " else ""
+    return _cell_pipes(f"{fence}{pad}{shown}{pad}{fence}", table)
+
+
+# What can start a link, an image, an attribute list ({: onclick=...}), a code span or
+# raw HTML in CommonMark, GitHub's Markdown and Python-Markdown: backslash-escaped (all
+# three read these escapes) or, for the HTML characters, entities (Python-Markdown has no
+# escape for "<"). Other punctuation only formats, so prose keeps its look.
+_MARKDOWN_ESCAPES: Final = {c: "\\" + c for c in "\\`[]{}*"} | {
+    "<": "&lt;",
+    ">": "&gt;",
+    "&": "&amp;",
+}
+_MARKDOWN_SPECIAL: Final = re.compile(r"[\\`\[\]{}*<>&]")
+# What GitHub's Markdown (and linkify) turns into a link by itself: a URL's "://", "www."
+# and an address's "@". An entity splits the text it sits in, so nothing matches there,
+# and it shows as the character it stands for.
+_AUTOLINK: Final = re.compile(r"(?i)(?<=[a-z])(:)(?=//)|(?<=www)(\.)|(@)")
+_ENTITY: Final = {":": "&#58;", ".": "&#46;", "@": "&#64;"}
+# What would make a line that starts with it a block: a heading, a list, a rule, an
+# admonition (a quote's ">" is an entity already).
+_LINE_START: Final = re.compile(r"^(\d*)([#+!.)-])")
+
+
+def markdown_text(text: object, *, table: bool = False) -> str:
+    """``clean(text)`` on one line (runs of blanks made one space), escaped so Markdown
+    shows it as written: no link, image, HTML element or attribute list forms from it."""
+    value = text if isinstance(text, str) else clean(text)
+    flat = clean(" ".join(value.split()))
+    shown = _MARKDOWN_SPECIAL.sub(lambda m: _MARKDOWN_ESCAPES[m.group()], flat)
+    shown = _AUTOLINK.sub(lambda m: _ENTITY[m.group()], shown)
+    return _cell_pipes(_LINE_START.sub(r"\1\\\2", shown), table)

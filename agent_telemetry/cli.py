@@ -199,6 +199,7 @@ main.add_lazy(
     ),
 )
 main.add_lazy("sink-schema", "agent_telemetry.views.cli:sink_schema_command")
+main.add_lazy("jsonschema", "agent_telemetry.views.cli:jsonschema_command")
 main.add_lazy("preview", "agent_telemetry.warehouse.cli:preview")
 main.add_lazy("query", "agent_telemetry.warehouse.cli:query_command")
 main.add_lazy("report", "agent_telemetry.report.cli:report_command")

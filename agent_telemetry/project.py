@@ -69,6 +69,15 @@ class Project:
                 sys.path.insert(0, root)
         return load_catalogue(self.module)
 
+    def trusted_folder(self, path: Path) -> Path:
+        """The folder below which no component of ``path``, a file this project names,
+        may be a symlink (``_files.trusted_folder``): the folder of telemetry.toml, whose
+        paths are relative to it; the package's own files (no ``[catalogue]``) from the
+        checkout holding the package."""
+        from agent_telemetry._files import trusted_folder
+
+        return trusted_folder(path, self.config_path.parent, PACKAGE_SQL_DIR.parents[2])
+
     def command_flags(self) -> str:
         """``--config PATH`` when the config is not the one every command finds by itself
         (so a printed hint runs as printed), else nothing."""

@@ -204,6 +204,7 @@ GROUPS: dict[str, Group] = {
                 "coverage",
                 "envelope",
                 "events",
+                "grid",
                 "retired",
                 "sql_keywords",
                 "versions",
@@ -239,6 +240,7 @@ GROUPS: dict[str, Group] = {
                 "_docs",
                 "_generate",
                 "_inline",
+                "_jsonschema",
                 "_pruning",
                 "_reading",
                 "_sink",
@@ -336,7 +338,7 @@ GROUPS: dict[str, Group] = {
         ["tests/demo"],
     ),
     "entry": Group(
-        [f"{PKG}/{m}.py" for m in ("__init__", "_entry", "_lazy", "_pages", "cli", "errors")],
+        [f"{PKG}/{m}.py" for m in ("__init__", "_entry", "_lazy", "cli", "errors")],
         ["tests/cli", "tests/test_import_rules.py", "tests/test_packaging.py"],
     ),
 }

@@ -1,11 +1,16 @@
-"""Text the package did not write reaches no terminal or CI log raw.
+"""Text the package did not write reaches no terminal, CI log, Markdown or HTML live.
 
-One table of hostile strings, one table of places they arrive (a log file's path, a lock
-key, a config reason, a deployed description, a committed SQL file, an output folder),
-each run through the commands and formats that print it. Every output must hold:
-no raw control, bidi or invisible character, no line starting with ``::`` (beyond the
-github format's own annotations), no ``##[``, no traceback, and rich markup in a name
-printed as written.
+One table of hostile strings (``HOSTILE``), one table of places they arrive (``PLACES``:
+paths, models, config, lock, query files, log content; BigQuery read-backs in
+tests/deploy/bigquery/test_outside_bigquery.py), each run through the commands and
+formats that print or write it. Every terminal or CI-log output must hold: no raw
+control, format, separator or non-ASCII space character, no line starting with ``::``
+(beyond the github format's own annotations, leading blanks included), no ``##[``, no
+traceback, and rich markup in a name printed as written. Every Markdown output, rendered
+by a CommonMark renderer (markdown-it-py, GitHub's dialect) and by Python-Markdown with
+mkdocs.yml's extensions, must make the same elements with the hostile string as with a
+plain one (no link, image, HTML or attribute from it), and a pull-request comment no
+@mention outside code.
 """
 
 from __future__ import annotations
@@ -13,9 +18,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import unicodedata
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -24,7 +32,7 @@ from click.testing import CliRunner
 from agent_telemetry._text import clean, github_data, markup
 from agent_telemetry.cli import main
 from agent_telemetry.deploy._approval import approve
-from agent_telemetry.deploy._plan import DeployedView
+from agent_telemetry.deploy._plan import DeployedView, DeploymentPlan
 from agent_telemetry.deploy._plan_document import plan_document
 from agent_telemetry.deploy._plan_markdown import render_markdown
 from agent_telemetry.deploy._report import render_approval, render_plan
@@ -55,6 +63,19 @@ HOSTILE = {
     "braille_blank": "\u2800",
     "zero_width": "a\u200bb\ufeff",
     "c1_control": "a\x9bb\x85c",
+    "nel": "a\x85::error::nel",
+    "line_separators": "a\u2028::error::b\u2029c",
+    "leading_blanks": "  ::error::forged",  # the runner ignores leading blanks
+    "script": "<script>alert(1)</script>",
+    "img_onerror": "<img src=x onerror=alert(1)>",
+    "image": "![img](http://x.example/i.png)",
+    "js_link": "[Approve now](javascript:alert(1))",
+    "autolink": "<https://evil.example/approve>",
+    "attr_list": '*x*{: onclick="alert(1)"}',
+    "mention": "@team please approve",
+    "fence": "\n```\n# out of the fence",
+    "backticks": "`` ` ``",
+    "pipe": "a | b |",
 }
 # Every hostile string at once, for the places that cost a full `check` per run.
 ALL_AT_ONCE = "_".join(HOSTILE.values())
@@ -81,6 +102,74 @@ def problems(output: str, *, github: bool = False) -> list[str]:
         found.append("'##[' in the output")
     if "Traceback" in output:
         found.append("a traceback")
+    return found
+
+
+# --- Markdown and HTML: what a renderer makes of it -------------------------------------
+
+MKDOCS_EXTENSIONS = ["admonition", "attr_list", "tables", "toc", "md_in_html"]
+MKDOCS_EXTENSIONS += ["pymdownx.highlight", "pymdownx.superfences", "pymdownx.details"]
+PLAIN = "plain words"
+
+
+class _Elements(HTMLParser):
+    """The elements of an HTML document (tag, attribute names, a link's target), and
+    the text outside code where GitHub would link an @mention."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: Counter[tuple[str, ...]] = Counter()
+        self.in_code = 0
+        self.mentions: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        key = (tag, *sorted(name for name, _ in attrs))
+        if tag in ("a", "img"):
+            key += (dict(attrs).get("href") or dict(attrs).get("src") or "",)
+        self.found[key] += 1
+        self.in_code += tag in ("code", "pre")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.in_code -= tag in ("code", "pre") and self.in_code > 0
+
+    def handle_data(self, data: str) -> None:
+        if not self.in_code and re.search(r"(?<![\w`])@team", data):
+            self.mentions.append(data)
+
+
+def rendered(markdown_source: str) -> dict[str, _Elements]:
+    """``markdown_source`` as GitHub-flavoured CommonMark (markdown-it-py, with GitHub's
+    bare-URL links) and as mkdocs makes it (Python-Markdown with mkdocs.yml's extensions)."""
+    import markdown
+    from markdown_it import MarkdownIt
+
+    out = {}
+    for name, html in (
+        ("commonmark", MarkdownIt("gfm-like", {"html": True}).render(markdown_source)),
+        ("mkdocs", markdown.markdown(markdown_source, extensions=MKDOCS_EXTENSIONS)),
+    ):
+        parser = _Elements()
+        parser.feed(html)
+        out[name] = parser
+    return out
+
+
+def markdown_problems(hostile: str, plain: str, *, comment: bool = False) -> list[str]:
+    """Why the Markdown ``hostile`` (made with a hostile string) is unsafe, next to
+    ``plain`` (the same made with a plain one): an element more or less is HTML, a link
+    or an image that outside text made; ``comment``: a pull-request comment (GitHub's
+    dialect only), where an @mention outside code notifies a team."""
+    found = []
+    seen, expected = rendered(hostile), rendered(plain)
+    if comment:  # GitHub renders it (Python-Markdown would pass <details>' body raw)
+        del seen["mkdocs"]
+    for renderer, parsed in seen.items():
+        if parsed.found != expected[renderer].found:
+            extra = parsed.found - expected[renderer].found
+            missing = expected[renderer].found - parsed.found
+            found.append(f"{renderer}: elements {dict(extra)} more, {dict(missing)} fewer")
+        if comment and parsed.mentions:
+            found.append(f"{renderer}: an @mention outside code: {parsed.mentions[:1]}")
     return found
 
 
@@ -167,8 +256,110 @@ def bad_config_path(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
     ]
 
 
+def log_content(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """A log line whose event name, unknown key and value carry ``text``."""
+    log = tmp / "content.jsonl"
+    lines = [
+        {"event": text, "schema_version": 1, "time": "2026-01-02T03:04:05Z"},
+        {"event": "chat_turn", "schema_version": 1, "tier": text, "kind": "text", text: text},
+    ]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return [
+        (["preview", str(log)], False),
+        (["check-logs", str(log)], False),
+        (["check-logs", "--format", "json", str(log)], False),
+        (["report", str(log)], False),
+    ]
+
+
+def report_path(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """``report --html PATH`` says where it wrote the page."""
+    log = tmp / "one.jsonl"
+    log.write_text(
+        '{"event":"chat_turn","schema_version":1,"tier":"public","kind":"text",'
+        '"time":"2026-01-02T03:04:05Z"}\n',
+        encoding="utf-8",
+    )
+    return [(["report", str(log), "--html", str(tmp / f"{as_path_part(text)}.html")], False)]
+
+
+def query_file(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """An analyst's query file for `views analyze` (docs/ci.md runs it on pull requests):
+    its name, a rejected identifier the error quotes, and the SQL line it prints."""
+    rejected = tmp / f"{as_path_part(text)}.sql"
+    rejected.write_text(
+        f"SELECT tier FROM agent_telemetry.chat_turn -- {text}\n"
+        f"  WHERE `{text.replace('`', '')}` = 1 -- {text}\n",
+        encoding="utf-8",
+    )
+    accepted = tmp / f"{as_path_part(text)}-ok.sql"
+    alias = text.replace("`", "")
+    accepted.write_text(f"SELECT tier AS `{alias}` FROM agent_telemetry.chat_turn\n", "utf-8")
+    return [(["views", "analyze", "--config", str(CONFIG), str(rejected), str(accepted)], False)]
+
+
+HOSTILE_MODELS = """
+from typing import ClassVar
+
+from agent_telemetry.schema import TelemetryEvent, count
+
+
+class HostileEvent(TelemetryEvent):
+    {doc!r}
+
+    event_name: ClassVar[str] = "hostile_event"
+    schema_version: ClassVar[int] = 1
+
+    attempts: int | None = count(1, 5, {text!r})
+    bytes_seen: int | None = count(0, 2**40, "Bytes.", waiver={text!r})
+
+
+EVENTS = {{HostileEvent.event_name: HostileEvent}}
+"""
+
+
+def model_text(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """A catalogue whose model docstring, field description and waiver reason carry
+    ``text``: `events`, `check`, `lock` print them; `views build` writes them into the
+    data dictionary (checked as Markdown in ``test_model_text_in_the_data_dictionary``)."""
+    name = f"hostile_{tmp.name.replace('-', '_')}"
+    (tmp / f"{name}.py").write_text(
+        HOSTILE_MODELS.format(doc=f"One line. {text}", text=f"What it counts. {text}"),
+        encoding="utf-8",
+    )
+    config = tmp / "telemetry.toml"
+    views = '[views]\ndir = "v"\ndocs = "dictionary.md"\n'
+    config.write_text(
+        CONFIG.read_text(encoding="utf-8").replace("[views]\n", views)
+        + f'\n[catalogue]\nmodule = "{name}"\nlock = "schema.lock.json"\n',
+        encoding="utf-8",
+    )
+    given = ["--config", str(config)]
+    return [
+        (["events", *given], False),
+        (["lock", *given], False),
+        (["check", "--schema-only", *given], False),
+        (["check", "--schema-only", *given, "--format", "json"], False),
+        (["check", "--schema-only", *given, "--format", "github"], True),
+        (["views", "build", *given], False),
+    ]
+
+
 PLACES = [Place("log path", log_path), Place("lock key", lock_key)]
 PLACES += [Place("config reason", config_reason), Place("config path", bad_config_path)]
+PLACES += [Place("log content", log_content), Place("report path", report_path)]
+PLACES += [Place("query file", query_file), Place("model text", model_text)]
+
+
+@pytest.fixture(autouse=True)
+def _own_imports(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A catalogue's folder goes on sys.path and its module into sys.modules: undone."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith("hostile_"):
+            del sys.modules[name]
 
 
 @pytest.mark.parametrize("place", PLACES, ids=lambda p: p.name)
@@ -178,6 +369,25 @@ def test_no_command_prints_outside_text_raw(place: Place, text: str, tmp_path: P
         code, output = run(args)
         assert problems(output, github=github) == [], (args[:2], output)
         assert code in (0, 1, 2), output
+
+
+def _dictionary(folder: Path, text: str) -> str:
+    folder.mkdir()
+    for args, _github in model_text(folder, text):
+        if args[:2] == ["views", "build"]:
+            code, output = run(args)
+            assert code == 0, output
+    return (folder / "dictionary.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_model_text_in_the_data_dictionary(text: str, tmp_path: Path) -> None:
+    """A model's docstring, field description and waiver reason, in docs/telemetry.md,
+    render as written on GitHub and on the mkdocs site: no element comes from them."""
+    hostile = _dictionary(tmp_path / "hostile", text)
+    plain = _dictionary(tmp_path / "plain", PLAIN)
+    assert markdown_problems(hostile, plain) == [], hostile
+    assert problems(hostile) == [], hostile
 
 
 def test_markup_in_a_path_prints_as_written(tmp_path: Path) -> None:
@@ -208,6 +418,27 @@ def test_markup_in_a_path_prints_as_written(tmp_path: Path) -> None:
 def test_a_deployed_description_or_server_message_prints_safely(text: str) -> None:
     """Anyone who can edit a view in the console writes its description; the server
     writes dry-run errors. ``views plan`` and ``views approve`` print both."""
+    planned = _deployed_plan(text)
+    output = render_plan(planned)
+    assert problems(output) == [], output
+    assert "edited" in output  # the description is in the diff, on its own line
+    record = approve(planned, "Ana Analyst")
+    output = render_approval(record, f"approvals/{text}.json")
+    assert problems(output) == [], output
+    # The same plan for a pull-request comment and for bots: one plan document, cleaned
+    # where the server's text enters it, so every renderer of it is safe.
+    document = plan_document(planned, "agent-telemetry views approve")
+    renderers = (render_markdown, render_review_page, lambda d: d.model_dump_json(indent=2))
+    for shown in (render(document) for render in renderers):
+        assert problems(shown) == [], shown
+    # The pull-request comment: no element and no @mention from the server's text.
+    comment = render_markdown(document)
+    plain = render_markdown(plan_document(_deployed_plan(PLAIN), "agent-telemetry views approve"))
+    assert markdown_problems(comment, plain, comment=True) == [], comment
+
+
+def _deployed_plan(text: str) -> DeploymentPlan:
+    """A plan whose deployed view carries ``text`` in every field the server writes."""
     first = PARTITIONED[0]
     applied = as_applied(first)
     assert applied.state is not None
@@ -222,19 +453,7 @@ def test_a_deployed_description_or_server_message_prints_safely(text: str) -> No
         labels={**applied.state.labels, "team": text},
     )
     deployed = {first.name: DeployedView(state, DryRun((), error=f"Binder Error: {text}"))}
-    planned = plan(deployed=deployed, target=f"p.{text}")
-    output = render_plan(planned)
-    assert problems(output) == [], output
-    assert "edited" in output  # the description is in the diff, on its own line
-    record = approve(planned, "Ana Analyst")
-    output = render_approval(record, f"approvals/{text}.json")
-    assert problems(output) == [], output
-    # The same plan for a pull-request comment and for bots: one plan document, cleaned
-    # where the server's text enters it, so every renderer of it is safe.
-    document = plan_document(planned, "agent-telemetry views approve")
-    renderers = (render_markdown, render_review_page, lambda d: d.model_dump_json(indent=2))
-    for rendered in (render(document) for render in renderers):
-        assert problems(rendered) == [], rendered
+    return plan(deployed=deployed, target=f"p.{text}")
 
 
 # --- committed SQL and output folders: one full run each, every string at once ------
@@ -274,7 +493,8 @@ def test_a_committed_sql_file_prints_safely_in_the_views_diff(hostile_sql_dir: P
 
 
 def test_an_output_folder_prints_safely(tmp_path: Path) -> None:
-    folder = tmp_path / as_path_part(ALL_AT_ONCE)
+    # One folder per string: all of them in one name is longer than a name may be.
+    folder = tmp_path.joinpath(*(as_path_part(text) for text in HOSTILE.values()))
     code, output = run(
         [
             "views",
@@ -313,3 +533,18 @@ def test_markup_escapes_what_rich_would_read() -> None:
         console.print(f"[bold]{markup(text)}[/bold]")
     shown = console.export_text()
     assert shown.splitlines() == ["a[", "x]", "[prod]", "[bold red]boom[/]", "tail\\"]
+
+
+def test_no_control_format_separator_or_odd_space_leaves_clean_raw() -> None:
+    """Every code point in Unicode's control (Cc: C0, DEL, C1 with NEL), format (Cf: bidi,
+    zero-width, BOM, soft hyphen), line and paragraph separator (Zl, Zp) and space (Zs,
+    bar U+0020) categories comes out of ``clean`` as a printable ASCII escape."""
+    kept = []
+    for code in range(0x110000):
+        char = chr(code)
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf", "Zl", "Zp") or (category == "Zs" and char != " "):
+            shown = clean(f"a{char}b")
+            if not (shown.isascii() and shown.isprintable()) or shown == f"a{char}b":
+                kept.append(f"U+{code:04X} {category}")
+    assert kept == []

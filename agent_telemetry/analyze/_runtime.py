@@ -38,15 +38,15 @@ import os
 import platform
 import re
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from agent_telemetry._files import write_bytes
 from agent_telemetry.analyze._errors import INSTALL_HINT, AnalyzerUnavailable
-from agent_telemetry.errors import AgentTelemetryError
+from agent_telemetry.errors import AgentTelemetryError, FileRefusedError
 
 try:
     import wasmtime
@@ -161,22 +161,15 @@ def _sha256(path: Path, directory: Path) -> str:
         for chunk in iter(lambda: wasm.read(1 << 20), b""):
             digest.update(chunk)
     sha = digest.hexdigest()
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, FileRefusedError):
         _write_atomically(directory, stamp, f"{ident}\n{sha}\n".encode())
     return sha
 
 
 def _write_atomically(directory: Path, target: Path, data: bytes | bytearray) -> None:
+    """Concurrent starts never see half a file (the file door: 0600, a link refused)."""
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-")  # mode 0600
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(temporary, target)  # concurrent starts never see half a file
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_bytes(target, data, directory, private=True)
 
 
 def _trusted(path: Path) -> bool:
@@ -247,7 +240,7 @@ def _load_module(
     module = wasmtime.Module.from_file(engine, str(wasm))
     try:
         _write_atomically(directory, compiled, module.serialize())
-    except OSError:  # a read-only home: slow next time, still works
+    except (OSError, FileRefusedError):  # a read-only home: slow next time, still works
         written = False
     else:
         written = True

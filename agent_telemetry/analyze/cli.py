@@ -9,11 +9,13 @@ line naming the extra and exits 1.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from agent_telemetry._text import clean, rich_text
 from agent_telemetry.analyze._limits import DEFAULT_SAMPLE, MAX_SAMPLE, RUN_LAYOUT
 from agent_telemetry.views.cli_options import config_option
 
@@ -22,16 +24,24 @@ if TYPE_CHECKING:
     from agent_telemetry.config import DeploymentConfig, Layout
 
 
+def _say(line: str, *, err: bool = False) -> None:
+    """Every line this command prints: query files, paths, the analyzer's messages (which
+    quote the query) and column names are outside text (``_text.clean``)."""
+    click.echo(clean(line), err=err)
+
+
 def _caret(sql: str, line: int, column: int) -> list[str]:
     """The line the analyzer points at and a caret under its column (ZetaSQL counts
-    columns after expanding tabs to 8)."""
-    lines = sql.splitlines()
+    columns after expanding tabs to 8; the caret counts the line as printed, escapes
+    and all)."""
+    lines = re.split(r"\r\n|\r|\n", sql)  # ZetaSQL's line breaks, no others (U+2028...)
     if not 1 <= line <= len(lines):
         return []
     width = len(str(line))
+    shown = lines[line - 1].expandtabs(8)
     return [
-        f"  {line} | {lines[line - 1].expandtabs(8)}",
-        f"  {' ' * width} | {' ' * (column - 1)}^",
+        f"  {line} | {clean(shown)}",
+        f"  {' ' * width} | {' ' * len(clean(shown[: column - 1]))}^",
     ]
 
 
@@ -134,7 +144,7 @@ def _compile_notice(seconds: float | None, path: Path) -> None:
             err=True,
         )
     else:
-        click.echo(f" done in {seconds:.1f} s, cached in {path.parent}", err=True)
+        _say(f" done in {seconds:.1f} s, cached in {path.parent}", err=True)
 
 
 def _answer(config_path: Path | None, database: Path, sample: int, files: tuple[Path, ...]) -> None:
@@ -150,15 +160,24 @@ def _answer(config_path: Path | None, database: Path, sample: int, files: tuple[
         raise click.UsageError("--run answers one query: give one FILE")
     config = resolve_project(config_path).config
     rows = sample_rows(database, DEFAULT_SINK_TABLE, sample)
-    click.echo(
+    _say(
         f"GoogleSQL's reference implementation on {len(rows.rows)} sink rows of {database} "
         f"(the earliest; --sample {sample}):"
     )
     click.echo("what BigQuery would answer on these rows only. Slow: for small samples.")
     result = run_query(config, _read(files[0]), rows, runtime())
-    table = Table(*(f"{c.name}\n{c.type}" for c in result.columns), show_lines=False)
-    for row in result.rows:
-        table.add_row(*("NULL" if v is None else str(v) for v in row))
+    from rich.table import Column
+    from rich.text import Text
+
+    table = Table(
+        *(
+            Column(Text.assemble(rich_text(c.name), "\n", rich_text(c.type)))
+            for c in result.columns
+        ),
+        show_lines=False,
+    )
+    for row in result.rows:  # values read back from logs: never rich markup, never raw
+        table.add_row(*(rich_text("NULL" if v is None else v) for v in row))
     Console(soft_wrap=False).print(table, overflow="fold")
     click.echo(f"{len(result.rows)} row(s)")
 
@@ -188,24 +207,24 @@ def _run(
     broken = [v for v in views if not v.analysis.accepted]
     for view in broken:
         for line in _report(str(view.path), view.sql, view.analysis):
-            click.echo(line, err=True)
+            _say(line, err=True)
     if broken:
         raise click.ClickException(
             f"{len(broken)} committed view(s) are rejected by the analyzer; "
             "`agent-telemetry check` and `views build` regenerate them from the models"
         )
     target = f"{config.target.project}.{config.target.dataset}"
-    click.echo(f"checking against {len(views)} views in {target} ({layout} layout)")
+    _say(f"checking against {len(views)} views in {target} ({layout} layout)")
     failed = False
     with Analyzer(query_catalog(config, layout, views)) as analyzer:
         for path, sql in queries:
             analyses = analyzer.analyze_script(sql)
             if not analyses:
-                click.echo(f"{path}: no SQL statement")
+                _say(f"{path}: no SQL statement")
                 failed = True
             for analysis in analyses:
                 for line in _report(str(path), sql, analysis):
-                    click.echo(line)
+                    _say(line)
                 failed = failed or not analysis.accepted
     return 1 if failed else 0
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_telemetry._files import check_target, write_text
 from agent_telemetry.errors import AgentTelemetryError
 
 LOCK = "telemetry/schema.lock.json"
@@ -137,9 +138,15 @@ def plan(root: Path, package: str | None = None) -> Plan:
         root / WORKFLOW: _WORKFLOW,
     }
     init_file = root / package / "__init__.py"
+    views = root / "telemetry" / "views"
+    generated = (root / LOCK, views, root / "docs" / "telemetry.md")
+    # Every path that init, then `lock` and `views build`, write is checked through the
+    # file door before anything is written: a linked folder (.github -> ~) or a linked
+    # file refuses the whole run. (``views / "-"`` stands for any file in that folder.)
+    for path in (*files, init_file, generated[0], views / "-", generated[2]):
+        check_target(path, root)
     if not init_file.exists():
         files[init_file] = ""
-    generated = (root / LOCK, root / "telemetry" / "views", root / "docs" / "telemetry.md")
     taken = [p for p in (*files, *generated) if p.exists() or p.is_symlink()]
     if taken:
         shown = ", ".join(p.relative_to(root).as_posix() for p in taken)
@@ -153,7 +160,5 @@ def plan(root: Path, package: str | None = None) -> Plan:
 def write(planned: Plan) -> list[Path]:
     """Write the source files of ``planned`` (new files only); return them."""
     for path, text in planned.files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("x", encoding="utf-8") as out:  # never over a file made meanwhile
-            out.write(text)
+        write_text(path, text, planned.root, new=True)  # never over a file made meanwhile
     return list(planned.files)

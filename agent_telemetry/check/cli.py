@@ -151,7 +151,7 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     except (ConfigError, CatalogueError) as exc:
         raise UsageFailure(str(exc)) from None
 
-    from agent_telemetry._files import read_text_or_none, write_text
+    from agent_telemetry._files import read_text_or_none, trusted_folder, write_text
     from agent_telemetry._text import clean
     from agent_telemetry.check._paths import display_path
     from agent_telemetry.check._schema_stages import compat_findings, known_events
@@ -208,8 +208,8 @@ def lock(ctx: click.Context, config: Path | None, lock_path: Path | None) -> Non
     if old_text == text:
         click.echo(f"{clean(display_path(path))} is up to date")
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text(path, text)
+    below = project.trusted_folder(path) if lock_path is None else trusted_folder(path)
+    write_text(path, text, below)
     summary = ", ".join(f"{e} {c}" for e, c in classes.items() if c != "none") or "no changes"
     click.echo(f"wrote {clean(display_path(path))} ({summary})")
 

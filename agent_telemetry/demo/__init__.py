@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_telemetry._files import building, read_text, trusted_folder, writing
 from agent_telemetry._text import clean, markup
 from agent_telemetry.demo._report import Section, ask, flagged_lanes, render_sections
 from agent_telemetry.demo._sim import Simulation, emitting_at
@@ -47,18 +48,16 @@ def run_demo(out_dir: str | Path = "demo-out", *, seed: int = SEED) -> DemoResul
     from agent_telemetry.warehouse import Warehouse, check_logs, default_config
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     log = out / "telemetry.jsonl"
     database = out / "warehouse.duckdb"
-    database.unlink(missing_ok=True)
+    below = trusted_folder(log, out)  # no link below the folder named, none as a file
 
     sim = Simulation(START)
-    with log.open("wb") as stream, emitting_at(sim, stream):
+    with writing(log, below) as stream, emitting_at(sim, stream):
         run_workload(sim, seed)
-    with log.open("rb") as written:
-        lines = sum(1 for _ in written)
+    lines = read_text(log).count("\n")
 
-    with Warehouse(database, config=default_config()) as wh:
+    with building(database, below) as made, Warehouse(made, config=default_config()) as wh:
         load = wh.load([log])
         wh.create_views()
         sections = ask(wh)

@@ -29,7 +29,7 @@ from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent_telemetry._files import read_text, write_text
+from agent_telemetry._files import read_text, trusted_folder, write_text
 from agent_telemetry._parse import json_document
 from agent_telemetry._text import clean
 from agent_telemetry.deploy._plan import DeploymentPlan, compute_plan_hash
@@ -226,7 +226,7 @@ def approve(
 
 def write_approval(approval: Approval, path: Path) -> None:
     try:
-        write_text(path, approval.to_json())
+        write_text(path, approval.to_json(), trusted_folder(path))
     except FileRefusedError as exc:
         raise ApprovalError(str(exc)) from None
     except OSError as exc:

@@ -2,8 +2,11 @@
 
 One collapsible section per view that changes (the SQL diff in a ``diff`` block, the
 columns added, removed or retyped), then the plan hash and the approve command. Rendered
-from the plan document, like the JSON. Deployed descriptions and SQL come from the
-server, so every cell is escaped and every fence is longer than any backtick run inside.
+from the plan document, like the JSON. Deployed descriptions, names and SQL come from
+the server (whoever can edit a description in the console writes it), and the models'
+text from their authors: every such piece is an inert code span (``_text.markdown_code``,
+``<code>`` inside the HTML of a summary) and every fence is longer than any backtick run
+inside, so no link, image, HTML or @mention renders in the owner's review.
 """
 
 from __future__ import annotations
@@ -11,16 +14,14 @@ from __future__ import annotations
 import html
 import re
 
+from agent_telemetry._text import clean, markdown_code
 from agent_telemetry.deploy._plan import ACTIONS
 from agent_telemetry.deploy._plan_document import ColumnChange, PlanDocument, ViewChange
 
 
 def _cell(text: str | None) -> str:
-    """A table cell: HTML-escaped, pipes and newlines neutralised."""
-    if not text:
-        return ""
-    flat = " ".join(text.split())
-    return html.escape(flat, quote=False).replace("|", "\\|").replace("`", "&#96;")
+    """Outside text in a table cell: one code span, its pipes escaped."""
+    return markdown_code(text or "", table=True)
 
 
 def _fence(body: str, info: str) -> list[str]:
@@ -30,7 +31,9 @@ def _fence(body: str, info: str) -> list[str]:
 
 
 def _code(text: str) -> str:
-    return "<code>" + html.escape(text, quote=False) + "</code>"
+    """Outside text inside HTML (a summary): escaped, in code (GitHub links no @mention
+    there)."""
+    return "<code>" + html.escape(clean(text), quote=False) + "</code>"
 
 
 def _columns(changes: list[ColumnChange]) -> list[str]:
@@ -44,7 +47,7 @@ def _columns(changes: list[ColumnChange]) -> list[str]:
         text = _cell(c.description_after if c.change != "removed" else c.description_before)
         if c.change == "redescribed":
             text = f"was: {_cell(c.description_before)}<br>now: {text}"
-        lines.append(f"| `{_cell(c.name)}` | {c.change} | {_cell(kind)} | {text} |")
+        lines.append(f"| {_cell(c.name)} | {c.change} | {_cell(kind)} | {text} |")
     return ["", *lines, ""]
 
 
@@ -62,7 +65,7 @@ def _dry_run(view: ViewChange) -> str:
 def _view_section(view: ViewChange) -> list[str]:
     summary = f"<b>{view.action}</b> {_code(view.name)}"
     if view.reasons:
-        summary += ": " + html.escape("; ".join(view.reasons), quote=False)
+        summary += ": " + "; ".join(_code(reason) for reason in view.reasons)
     if view.blocked:
         summary += " (apply refuses without <code>--adopt</code>)"
     lines = ["<details>", f"<summary>{summary}</summary>", ""]
@@ -78,13 +81,13 @@ def _view_section(view: ViewChange) -> list[str]:
 
 def render_markdown(doc: PlanDocument) -> str:
     lines = [
-        f"### agent-telemetry views plan: `{_cell(doc.target)}` ({doc.layout} layout)",
+        f"### agent-telemetry views plan: {markdown_code(doc.target)} ({doc.layout} layout)",
         "",
-        f"Source: `{_cell(doc.source)}`.",
+        f"Source: {markdown_code(doc.source)}.",
         "",
         "| view | action | dry run |",
         "|---|---|---|",
-        *(f"| `{_cell(v.name)}` | {v.action} | {_dry_run(v)} |" for v in doc.views),
+        *(f"| {_cell(v.name)} | {v.action} | {_dry_run(v)} |" for v in doc.views),
         "",
     ]
     summary = ", ".join(f"{doc.counts[a]} {a}" for a in ACTIONS if doc.counts.get(a))
@@ -92,13 +95,13 @@ def render_markdown(doc: PlanDocument) -> str:
     if doc.sink.table is not None and doc.sink.missing:
         lines += [
             "",
-            f"Sink `{_cell(doc.sink.table)}` lacks {len(doc.sink.missing)} payload "
+            f"Sink {markdown_code(doc.sink.table)} lacks {len(doc.sink.missing)} payload "
             "field(s); `apply --patch-sink` adds them:",
             "",
         ]
-        lines += [f"- `{_cell(path)}`" for path in doc.sink.missing]
+        lines += [f"- {markdown_code(path)}" for path in doc.sink.missing]
     elif doc.sink.table is not None and not doc.sink.found:
-        lines += ["", f"Sink `{_cell(doc.sink.table)}`: not found."]
+        lines += ["", f"Sink {markdown_code(doc.sink.table)}: not found."]
     if doc.capacity:
         lines += [
             "",
@@ -111,11 +114,11 @@ def render_markdown(doc: PlanDocument) -> str:
         for c in doc.capacity:
             before = "" if c.bits_before is None else f"{c.bits_before} (v{c.deployed_version})"
             fields = ", ".join(
-                f"`{_cell(f.name)}` {f.bits_before or 'new'} → {f.bits_after or 'gone'}"
+                f"{_cell(f.name)} {f.bits_before or 'new'} → {f.bits_after or 'gone'}"
                 for f in c.fields
             )
             lines.append(
-                f"| `{_cell(c.event)}` | {before or 'not deployed'} | "
+                f"| {_cell(c.event)} | {before or 'not deployed'} | "
                 f"{c.bits_after} (v{c.schema_version}) | {fields} |"
             )
     for view in doc.views:
@@ -123,7 +126,7 @@ def render_markdown(doc: PlanDocument) -> str:
             lines += ["", *_view_section(view)]
     lines += [
         "",
-        f"Plan hash: `{doc.plan_hash}`",
+        f"Plan hash: {markdown_code(doc.plan_hash)}",
         "",
         "Approve exactly this plan (the record binds to the hash above, so apply refuses "
         "anything else; `--by` defaults to your git identity):",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import jinja2
 
-from agent_telemetry._pages import write_page
+from agent_telemetry._files import trusted_folder, write_text
 from agent_telemetry.deploy._plan import ACTIONS
 from agent_telemetry.deploy._plan_document import PlanDocument, ViewChange
 
@@ -66,4 +66,4 @@ def render_review_page(doc: PlanDocument) -> str:
 
 
 def write_review_page(doc: PlanDocument, path: Path) -> None:
-    write_page(render_review_page(doc), path)
+    write_text(path, render_review_page(doc), trusted_folder(path))

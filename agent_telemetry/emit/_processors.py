@@ -27,7 +27,6 @@ from structlog.typing import EventDict, WrappedLogger
 from agent_telemetry.emit._errors import Problem, TelemetryValidationError
 from agent_telemetry.emit._time import rfc3339_utc
 from agent_telemetry.emit._validate import (
-    SEVERITY,
     STATE,
     Plan,
     check,
@@ -38,6 +37,8 @@ from agent_telemetry.schema.envelope import (
     ENVELOPE_KEYS,
     REJECTED_EVENT,
     REJECTED_SCHEMA_VERSION,
+    SEVERITY,
+    UNKNOWN_FLAG,
     RejectReason,
 )
 
@@ -123,10 +124,6 @@ def validated_record(_logger: WrappedLogger, _method: str, event_dict: EventDict
     extra_unknown = event_dict.get("extra_unknown", 0)
     values, invalid, unknown = check(plan, fields, event_dict["strict"], extra_unknown)
     return record_of(plan, values, invalid, unknown, event_dict.get("clock"))
-
-
-# What ``unknown_fields`` says when a call passed keys the event does not define.
-UNKNOWN_FLAG = 1
 
 
 def record_of(

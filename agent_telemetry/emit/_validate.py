@@ -24,10 +24,8 @@ from agent_telemetry.emit._fast_record import RecordValidator, record_validator
 from agent_telemetry.emit._guard import Domains, domains, recheck
 from agent_telemetry.schema import FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.catalogue import Catalogue, default_catalogue
-from agent_telemetry.schema.envelope import RESERVED_FIELD_NAMES, RejectReason
+from agent_telemetry.schema.envelope import RESERVED_FIELD_NAMES, SEVERITY, RejectReason
 from agent_telemetry.schema.spec import base_type
-
-SEVERITY = "INFO"
 
 
 @dataclass(frozen=True, slots=True)

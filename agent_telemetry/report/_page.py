@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 import markupsafe
 
-from agent_telemetry._pages import write_page
+from agent_telemetry._files import trusted_folder, write_text
 from agent_telemetry.report._svg import render_svg
 from agent_telemetry.report.charts import ChartData
 from agent_telemetry.warehouse._rare import RareCombinations
@@ -50,6 +50,11 @@ def render_page(
     return env.get_template("report.html.j2").render(
         charts=charts, logs=[str(p) for p in logs], summary=summary, rare=shown
     )
+
+
+def write_page(text: str, path: Path) -> None:
+    """The page at ``path`` (``report --html``), through the file door."""
+    write_text(path, text, trusted_folder(path))
 
 
 __all__ = ["query_command", "render_page", "write_page"]

@@ -53,6 +53,7 @@ def report_command(
     from rich.console import Console
     from rich.text import Text
 
+    from agent_telemetry._text import clean
     from agent_telemetry.config import ConfigError
     from agent_telemetry.report._svg import ReportError
     from agent_telemetry.report.charts import chart_data
@@ -92,7 +93,7 @@ def report_command(
     empty = [d.chart.title for d in data if d.empty]
     console.print(
         Text(
-            f"wrote {html_path}: {len(data)} charts of {loaded.loaded:,} telemetry lines"
+            f"wrote {clean(html_path)}: {len(data)} charts of {loaded.loaded:,} telemetry lines"
             + (f"; no data for: {', '.join(empty)}" if empty else "")
         ),
         soft_wrap=True,

@@ -20,6 +20,12 @@ RESERVED_FIELD_NAMES: frozenset[str] = ENVELOPE_KEYS | {"timestamp"}
 # of the event: the name itself is never shown (it could be personal data).
 NOT_A_FIELD = "<not a field>"
 
+# The severity of every line the emitter writes (Cloud Logging lifts it).
+SEVERITY = "INFO"
+# What ``unknown_fields`` says when a call passed keys the event does not define: a flag,
+# never a count (issue 36). Lines written before may hold a larger count.
+UNKNOWN_FLAG = 1
+
 REJECTED_EVENT = "telemetry_rejected"
 REJECTED_SCHEMA_VERSION = 1
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 import annotated_types
 
 from agent_telemetry.errors import AgentTelemetryError, SchemaRuleError
+from agent_telemetry.schema.grid import Band, grid_bands, on_grid
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -106,14 +107,24 @@ class FieldSpec:
         return {"enum": "STRING", "int": "INTEGER", "bool": "BOOLEAN"}[self.kind]
 
     def allows(self, value: object) -> bool:
-        """Whether ``value`` (as read back from a log line) is inside the field's set or bounds."""
+        """Whether ``value`` (as read back from a log line) is inside the field's set or
+        bounds, and on its precision's grid (the emitter writes no other value)."""
         if self.kind == "enum":
             return isinstance(value, str) and value in self.members
         if self.kind == "bool":
             return isinstance(value, bool)
         if isinstance(value, bool) or not isinstance(value, int):
             return False
-        return self.ge is not None and self.le is not None and self.ge <= value <= self.le
+        if self.ge is None or self.le is None or not self.ge <= value <= self.le:
+            return False
+        return self.precision is None or on_grid(value, self.precision)
+
+    @property
+    def grid(self) -> tuple[Band, ...]:
+        """The precision's grid over the bounds (``grid.grid_bands``); empty without one."""
+        if self.kind != "int" or self.precision is None or self.ge is None or self.le is None:
+            return ()
+        return grid_bands(self.ge, self.le, self.precision)
 
     @property
     def domain(self) -> str:

@@ -47,7 +47,7 @@ from agent_telemetry.views._describe import (
     VIEW_ENVELOPE_COLUMNS,
     view_name,
 )
-from agent_telemetry.views._reading import JSON_NUMBER
+from agent_telemetry.views._reading import JSON_NUMBER, on_grid_sql
 from agent_telemetry.views._sink import (
     ENVELOPE_KEYS,
     INSERT_ID_COLUMN,
@@ -155,6 +155,7 @@ __all__ = [
     "inlined_query",
     "installed_package",
     "lane_violations",
+    "on_grid_sql",
     "one_day_query",
     "parse_view",
     "payload_fields",

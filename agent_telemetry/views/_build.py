@@ -12,17 +12,20 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_telemetry._files import read_text, read_text_or_none, unlink, write_text
+from agent_telemetry._files import read_text, read_text_or_none, trusted_folder, unlink, write_text
 from agent_telemetry._text import clean
 from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
 from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.project import PACKAGE_SQL_DIR, Project, resolve_project
 from agent_telemetry.schema import EventSpec
+from agent_telemetry.views import _jsonschema as jsonschema
 from agent_telemetry.views._docs import data_dictionary
 from agent_telemetry.views._generate import generate_views
 from agent_telemetry.views._render import ViewDefinition
 
 GENERATED_DIR = PACKAGE_SQL_DIR
+# The catalogue's JSON Schema (``_jsonschema``), written beside the views' layout folders.
+JSONSCHEMA_FILE = "events.schema.json"
 
 
 def sql_path(sql_dir: Path, layout: str, view: str) -> Path:
@@ -109,7 +112,8 @@ def build(
     specs: tuple[EventSpec, ...] | None = None,
     layouts: tuple[Layout, ...] | None = None,
 ) -> BuildResult:
-    """Generate the configured layouts' SQL and the data dictionary; ``check`` writes nothing.
+    """Generate the configured layouts' SQL, the data dictionary and the catalogue's JSON
+    Schema (``events.schema.json`` beside the layouts' folders); ``check`` writes nothing.
 
     ``config``: a resolved ``Project``, or the deployment file to resolve (default: the
     nearest telemetry.toml). ``sql_dir``, ``docs_path``, ``specs`` and ``layouts``
@@ -120,6 +124,10 @@ def build(
     would replace it.
     """
     project = config if isinstance(config, Project) else resolve_project(config)
+    # Where each file may be written from (``_files.trusted_folder``): a folder named on
+    # the command line as given, what telemetry.toml names from its folder.
+    sql_root = None if sql_dir is None else Path(sql_dir)
+    docs_root = None if docs_path is None else Path(docs_path).parent
     sql_dir = project.sql_dir if sql_dir is None else Path(sql_dir)
     if not check and sql_dir == PACKAGE_SQL_DIR and installed_package(PACKAGE_SQL_DIR):
         raise InstalledPackageError(
@@ -132,6 +140,7 @@ def build(
     specs = project.catalogue.version_specs() if specs is None else specs
     layouts = project.layouts if layouts is None else layouts
     expected = expected_files(project.config, sql_dir, docs_path, specs, layouts)
+    expected[sql_dir / JSONSCHEMA_FILE] = jsonschema.render(specs, project.module)
     drifted: list[Path] = []
     chunks: list[str] = []
     for path, text in expected.items():
@@ -159,12 +168,16 @@ def build(
     diff = "".join(clean(c.removesuffix("\n")) + "\n" for c in chunks)
     if check:
         return BuildResult(True, (), (), tuple(drifted), diff)
+
+    def below(path: Path) -> Path:
+        named = docs_root if path == docs_path else sql_root
+        return project.trusted_folder(path) if named is None else trusted_folder(path, named)
+
     written = []
     for path in drifted:
         if path in expected:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_text(path, expected[path])
+            write_text(path, expected[path], below(path))
             written.append(path)
     for path in stale:
-        unlink(path)
+        unlink(path, below(path))
     return BuildResult(False, tuple(written), tuple(stale), tuple(drifted), diff)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.schema import EventSpec, FieldSpec, version_catalogue
+from agent_telemetry.schema.grid import Band
 from agent_telemetry.views._sink import INSERT_ID_COLUMN, PAYLOAD_COLUMN
 from agent_telemetry.views.table_field import googlesql_type
 
@@ -37,6 +38,7 @@ class ColumnPlan:
     le: int | None
     description: str
     domain: str
+    grid: tuple[Band, ...] = ()  # a precision's grid: a value off it is out of domain
 
     @classmethod
     def of(cls, field: FieldSpec) -> ColumnPlan:
@@ -50,6 +52,7 @@ class ColumnPlan:
             le=field.le,
             description=column_description(field),
             domain=field.domain,
+            grid=field.grid,
         )
 
 
@@ -150,7 +153,7 @@ QUALITY_COLUMNS: tuple[QualityColumn, ...] = (
     QualityColumn(
         "out_of_domain_values",
         "INT64",
-        "Lines with a value for this field outside its set, bounds or type; "
+        "Lines with a value for this field outside its set, bounds, precision or type; "
         "the event view shows NULL for them.",
     ),
     QualityColumn(

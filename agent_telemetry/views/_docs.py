@@ -1,7 +1,14 @@
-"""The data dictionary (``docs/telemetry.md``): every view, column, type, domain, meaning."""
+"""The data dictionary (``docs/telemetry.md``): every view, column, type, domain, meaning.
+
+Model docstrings, field descriptions, review and waiver reasons and the config's names are
+written by others and read on GitHub and on the mkdocs site: each goes through
+``_text.markdown_text`` (prose shown as written: no link, image, raw HTML or attribute
+list forms, in CommonMark or in Python-Markdown) or ``_text.markdown_code``.
+"""
 
 from __future__ import annotations
 
+from agent_telemetry._text import markdown_code, markdown_text
 from agent_telemetry.config import DeploymentConfig
 from agent_telemetry.schema import EventSpec, version_catalogue
 from agent_telemetry.schema.capacity import EVENT_BUDGET_BITS, event_capacity
@@ -10,7 +17,7 @@ from agent_telemetry.views._sink import INSERT_ID_COLUMN, PAYLOAD_COLUMN, payloa
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text, table=True)
 
 
 def _dedupe_note(config: DeploymentConfig) -> str:
@@ -44,9 +51,10 @@ def data_dictionary(
         "Each event version has its own view: version 1 is named after the event, version N",
         "is `<event>_v<N>`; a retired version's view stays and keeps reading its own lines.",
         "",
-        f"Views are created in `{config.target.project}.{config.target.dataset}` and read the "
-        f"`{layout}` sink `{source.project}.{source.dataset}.{source.table_for(layout)}`"
-        + (f" (log id `{source.log_id}`)." if layout == "analytics" else "."),
+        f"Views are created in {markdown_code(f'{config.target.project}.{config.target.dataset}')}"
+        f" and read the `{layout}` sink "
+        + markdown_code(f"{source.project}.{source.dataset}.{source.table_for(layout)}")
+        + (f" (log id {markdown_code(source.log_id)})." if layout == "analytics" else "."),
         "",
         _dedupe_note(config),
         "",
@@ -57,14 +65,14 @@ def data_dictionary(
     every = version_catalogue() if specs is None else specs
     by_version = {(spec.name, spec.schema_version): spec for spec in every}
     for view in views:
-        out += ["", f"## {view.name}", "", view.description, ""]
+        out += ["", f"## {view.name}", "", markdown_text(view.description), ""]
         out += ["| column | type | values / bounds | description |", "|---|---|---|---|"]
         for column in view.columns:
             out.append(
                 f"| `{column.name}` | {column.type} | {_cell(column.domain)} | "
                 f"{_cell(column.description)} |"
             )
-        labels = ", ".join(f"`{k}={v}`" for k, v in view.labels.items())
+        labels = ", ".join(markdown_code(f"{k}={v}") for k, v in view.labels.items())
         out += ["", f"Labels: {labels}."]
         spec = by_version.get((view.event or "", view.schema_version))
         if spec is not None:

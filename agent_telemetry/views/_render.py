@@ -33,7 +33,7 @@ from agent_telemetry.views._describe import (
     source_plan,
     view_plans,
 )
-from agent_telemetry.views._reading import JSON_NUMBER
+from agent_telemetry.views._reading import JSON_NUMBER, on_grid_sql
 from agent_telemetry.views._sink import (
     ENVELOPE_KEYS,
     SHARD_COLUMN,
@@ -130,6 +130,7 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["lit"] = sql_literal
+    env.filters["on_grid"] = on_grid_sql
     return env
 
 

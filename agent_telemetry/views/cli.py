@@ -140,3 +140,23 @@ def sink_schema_command(layout: str, config_path: Path | None) -> None:
         raise click.ClickException(str(exc)) from None
     schema = sink_schema(layout, catalogue.version_specs())  # type: ignore[arg-type]
     click.echo(json.dumps(schema, indent=2))
+
+
+@click.command("jsonschema")
+@config_option
+def jsonschema_command(config_path: Path | None) -> None:
+    """Print the catalogue's JSON Schema (draft 2020-12): what a line of any event may be,
+    for a service in any language to validate its lines against (of the configured
+    catalogue's events; without a telemetry.toml, the package's own). `views build`
+    commits the same document beside the views."""
+    from agent_telemetry.config import ConfigError
+    from agent_telemetry.project import find_config, resolve_project
+    from agent_telemetry.schema.catalogue import CatalogueError, default_catalogue
+    from agent_telemetry.views._jsonschema import render
+
+    found = config_path or find_config(Path.cwd())
+    try:
+        catalogue = default_catalogue() if found is None else resolve_project(found).catalogue
+    except (ConfigError, CatalogueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(render(catalogue.version_specs(), catalogue.module), nl=False)

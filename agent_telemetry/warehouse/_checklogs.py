@@ -27,7 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 from agent_telemetry.schema import EVENT_VERSIONS, EventSpec, FieldSpec, TelemetryEvent, event_spec
 from agent_telemetry.schema.coverage import Coverage, Observed, coverage
-from agent_telemetry.schema.envelope import ENVELOPE_KEYS, NOT_A_FIELD, REJECTED_EVENT, RejectReason
+from agent_telemetry.schema.envelope import (
+    ENVELOPE_KEYS,
+    NOT_A_FIELD,
+    REJECTED_EVENT,
+    SEVERITY,
+    UNKNOWN_FLAG,
+    RejectReason,
+)
 from agent_telemetry.schema.versions import current_models
 from agent_telemetry.warehouse._copies import Copies, copy_order
 from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs, size_on_disk
@@ -83,6 +90,10 @@ LINE_RULES: Mapping[str, str] = {
     ),
     "member": "a string outside the field's closed set",
     "range": "an integer outside the field's bounds",
+    "precision": (
+        "an integer with more significant digits than the field's precision (the emitter "
+        "rounds: 1234567 at 3 digits is written 1230000)"
+    ),
     "dropped": "named in invalid_fields: the emitter rejected and dropped the value",
     "unknown_keys": "keys the event does not define (unknown_fields > 0, or keys present)",
     "schema_version": "schema_version is no registered version of the event",
@@ -90,7 +101,11 @@ LINE_RULES: Mapping[str, str] = {
         "the line's time (a LogEntry's timestamp) is missing or not a timestamp; with "
         "--strict-types, an emitter line's time is not RFC 3339 UTC with microseconds and Z"
     ),
-    "envelope": "invalid_fields or unknown_fields malformed",
+    "envelope": (
+        "invalid_fields or unknown_fields malformed; with --strict-types also an emitter "
+        "line's severity other than the emitter's (INFO), an empty invalid_fields or one "
+        "naming a field twice, an unknown_fields other than the flag 1"
+    ),
 }
 # How coercions read in reports.
 COERCIONS: Mapping[Coercion, str] = {
@@ -545,6 +560,8 @@ def _problems(
         line.strict and telemetry.shape is Shape.EMITTER and not is_emitter_time(telemetry.time)
     ):
         problems.add(("time", "time"))
+    if line.strict and telemetry.shape is Shape.EMITTER and payload.get("severity") != SEVERITY:
+        problems.add(("severity", "envelope"))
     dropped = payload.get("invalid_fields")
     names: list[str] = []
     if dropped is not None:
@@ -562,6 +579,8 @@ def _problems(
             problems.add(("unknown_fields", "envelope"))
         elif unknown:
             problems.add(("unknown_fields", "unknown_keys"))
+    if line.strict and telemetry.shape is Shape.EMITTER:
+        problems |= _envelope_as_written(payload)
     known = ENVELOPE_KEYS | set(spec.field_names)
     # A key holding null is absent: a sink table's row read back has every column.
     if any(key not in known and value is not None for key, value in payload.items()):
@@ -584,9 +603,26 @@ def _problems(
     return problems
 
 
+def _envelope_as_written(payload: dict[str, Any]) -> set[tuple[str, str]]:
+    """--strict-types on an emitter line: the envelope's tail as the emitter writes it
+    (``invalid_fields`` only when it names something, each name once; ``unknown_fields``
+    only as the flag). Read as lines from before issue 36 hold them, otherwise."""
+    problems = set()
+    dropped = payload.get("invalid_fields")
+    if type(dropped) is list and (not dropped or len(set(map(repr, dropped))) < len(dropped)):
+        problems.add(("invalid_fields", "envelope"))
+    unknown = payload.get("unknown_fields")
+    if unknown is not None and not (type(unknown) is int and unknown == UNKNOWN_FLAG):
+        problems.add(("unknown_fields", "envelope"))
+    return problems
+
+
 def _rule_broken(spec: FieldSpec, value: object) -> str | None:
     if value is INVALID:
         return "type"
     if spec.allows(value):
         return None
-    return "member" if spec.kind == "enum" else "range"
+    if spec.kind == "enum":
+        return "member"
+    inside = isinstance(value, int) and spec.ge is not None and spec.le is not None
+    return "precision" if inside and spec.ge <= value <= spec.le else "range"  # type: ignore[operator]

@@ -6,7 +6,7 @@ never pay for them.
 
 from __future__ import annotations
 
-import os
+import contextlib
 import shlex
 import sys
 from pathlib import Path
@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent_telemetry._files import building, check_target, trusted_folder
 from agent_telemetry._text import clean, markup, rich_text
 from agent_telemetry.warehouse.results import FORMATS, ResultFormat
 
@@ -141,14 +142,6 @@ def render_load_report(report: LoadReport, console: Console) -> None:
         )
 
 
-def _wal(db: Path) -> Path:
-    return db.with_name(db.name + ".wal")
-
-
-def _remove(path: Path) -> None:
-    path.unlink(missing_ok=True)
-
-
 def is_duckdb_file(path: Path) -> bool:
     """Whether ``path`` starts with DuckDB's main header: an 8-byte checksum, then "DUCK"."""
     try:
@@ -161,6 +154,7 @@ def is_duckdb_file(path: Path) -> bool:
 
 def check_db_target(db: Path, logs: tuple[Path, ...]) -> None:
     """Refuse a --db path whose replacement would destroy data or that cannot be made."""
+    check_target(db, trusted_folder(db))  # a link, in its place or above it: refused
     target = db.resolve()
     for log in logs:
         if log.resolve() == target:
@@ -227,9 +221,9 @@ def preview(
         check_db_target(db, logs)
     # A fresh warehouse each time (the sink holds exactly LOGS), built beside --db and
     # renamed over it only once everything worked: a failed run keeps the old database.
-    building = None if db is None else db.with_name(f".{db.name}.{os.getpid()}.building")
-    try:
-        with Warehouse(building, config=deployment, catalogue=catalogue) as wh:
+    with contextlib.ExitStack() as stack:
+        made = None if db is None else stack.enter_context(building(db, trusted_folder(db)))
+        with Warehouse(made, config=deployment, catalogue=catalogue) as wh:
             total = sum(path.stat().st_size for path in logs)
             err = Console(stderr=True)
             try:
@@ -243,13 +237,6 @@ def preview(
             render_load_report(report, console)
             names = wh.create_views()
             render_preview(summarize(wh), console)
-        if db is not None and building is not None:
-            _remove(_wal(db))  # the old database's log would be replayed onto the new one
-            building.replace(db)
-    finally:
-        if building is not None:
-            _remove(building)
-            _remove(_wal(building))
     if db is not None:
         console.print(
             Text(

@@ -114,7 +114,10 @@ BOOL_SPELLINGS: list[object] = [
 def _interesting(spec: FieldSpec) -> list[int]:
     assert spec.ge is not None
     assert spec.le is not None
-    return [spec.ge, spec.le, spec.ge - 1, spec.le + 1, EXACT, -EXACT - 2, INT64_MAX, 2**64]
+    values = [spec.ge, spec.le, spec.ge - 1, spec.le + 1, EXACT, -EXACT - 2, INT64_MAX, 2**64]
+    if spec.precision is not None:  # one step either side of the grid's first coarse band
+        values += [10**spec.precision + 1, 10**spec.precision + 10]
+    return values
 
 
 def _field_spellings(spec: FieldSpec, index: int) -> list[object]:

@@ -100,10 +100,16 @@ def test_views_build_writes_only_the_configured_layout(
 ) -> None:
     service = copy_service(tmp_path / "svc")
     views = service / "telemetry" / "views"
-    assert sorted(p.name for p in views.iterdir()) == ["partitioned"]
+    schema = "events.schema.json"  # the catalogue's JSON Schema, beside the layouts
+    assert sorted(p.name for p in views.iterdir()) == [schema, "partitioned"]
     result = run(service, "views", "build", "--all-layouts", monkeypatch=monkeypatch)
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in views.iterdir()) == ["analytics", "partitioned", "sharded"]
+    assert sorted(p.name for p in views.iterdir()) == [
+        "analytics",
+        schema,
+        "partitioned",
+        "sharded",
+    ]
     # Back to the configured layout: the others are stale and go.
     result = run(service, "views", "build", monkeypatch=monkeypatch)
     assert "removed telemetry/views/sharded/cache_lookup.sql" in result.output

@@ -523,7 +523,7 @@ def test_read_errors_name_the_file(tmp_path: Path) -> None:
 def test_a_write_error_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(ApprovalError) as caught:
         write_approval(record(), tmp_path)
-    assert str(caught.value) == f"{tmp_path}: cannot write (IsADirectoryError)"
+    assert str(caught.value) == f"{tmp_path}: is not a regular file; refused"
 
 
 def test_a_record_reads_back_under_an_ascii_locale(tmp_path: Path) -> None:

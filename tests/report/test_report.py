@@ -85,8 +85,9 @@ def test_the_page_is_written_atomically_with_normal_permissions(
     link = tmp_path / "report.html"
     link.symlink_to(target)
     code, out = _report(log, "--html", link)
-    assert code == 0, out
-    assert not link.is_symlink()  # replaced, never followed
+    assert code == 2, out  # refused as every write through a link (tests/test_files.py)
+    assert "report.html: is a symbolic link; refused" in out
+    assert link.is_symlink()
     assert not target.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 

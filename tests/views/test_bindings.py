@@ -228,6 +228,7 @@ def mutant_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callabl
             keep_trailing_newline=True,
         )
         env.filters["lit"] = _render.sql_literal
+        env.filters["on_grid"] = _render.on_grid_sql
         monkeypatch.setattr(_render, "_environment", lambda: env)
 
     return edit

@@ -13,7 +13,7 @@ from agent_telemetry.cli import main
 from agent_telemetry.config import LAYOUTS
 from agent_telemetry.schema import EventSpec, catalogue
 from agent_telemetry.views import GENERATED_DIR, LANE_VIEW, QUALITY_VIEW, build, sql_path
-from agent_telemetry.views._build import installed_package
+from agent_telemetry.views._build import JSONSCHEMA_FILE, installed_package
 from tests.conftest import EXAMPLE_CONFIG, REPO
 
 COMMITTED_DOCS = REPO / "docs" / "telemetry.md"
@@ -80,6 +80,7 @@ def test_check_fails_after_a_model_description_changes(copy: tuple[Path, Path]) 
     assert set(result.drifted) == {
         *(sql_path(sql_dir, layout, "pipeline_run") for layout in LAYOUTS),
         docs,
+        sql_dir / JSONSCHEMA_FILE,  # the schema carries the descriptions too
     }
     assert "+    description='Lane the run was queued in. One of: public, admin, premium.'" in (
         result.diff
@@ -101,8 +102,9 @@ def test_a_stale_view_file_is_drift_and_a_build_removes_it(copy: tuple[Path, Pat
 
 def test_build_into_an_empty_folder_writes_every_file(tmp_path: Path) -> None:
     result = build(EXAMPLE_CONFIG, sql_dir=tmp_path / "sql", docs_path=tmp_path / "docs.md")
-    # every event's view, telemetry_quality and lane_health in each layout, and the dictionary
-    assert len(result.written) == len(LAYOUTS) * (len(catalogue()) + 2) + 1
+    # every event's view, telemetry_quality and lane_health in each layout, the dictionary
+    # and the catalogue's JSON Schema
+    assert len(result.written) == len(LAYOUTS) * (len(catalogue()) + 2) + 2
     assert _snapshot(tmp_path / "sql") == _snapshot(GENERATED_DIR)
     assert (tmp_path / "docs.md").read_bytes() == COMMITTED_DOCS.read_bytes()
 

@@ -10,22 +10,27 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from agent_telemetry.schema.capacity import is_exact
+from agent_telemetry.schema.events import MS_PER_HOUR, TIMING_PRECISION
 from tests.warehouse.lines import line
 
 BAD_HEADER = b"\x1f\x8b" + b"not a deflate stream, just the gzip magic" * 4
 
 
-def telemetry_lines(count: int) -> list[str]:
-    """Distinct valid lines, so the compressed stream is long enough to cut."""
-    return [
-        line("pipeline_run", lane="public", status="ok", queue_wait_ms=number)
-        for number in range(count)
-    ]
+def telemetry_lines(count: int, *, on_grid: bool = False) -> list[str]:
+    """Distinct lines (``queue_wait_ms`` counts up), so the compressed stream is long enough
+    to cut. ``on_grid``: only values the emitter writes (3 significant digits), so every
+    line is valid (up to 4,860 lines); otherwise most values are off that grid."""
+    numbers = range(MS_PER_HOUR + 1) if on_grid else range(count)
+    values = [n for n in numbers if not on_grid or is_exact(n, TIMING_PRECISION)][:count]
+    assert len(values) == count
+    return [line("pipeline_run", lane="public", status="ok", queue_wait_ms=v) for v in values]
 
 
-def half_gzip(path: Path, count: int = 3000) -> int:
+def half_gzip(path: Path, count: int = 3000, *, on_grid: bool = False) -> int:
     """Write the first half of a gzip of ``count`` lines; returns how many whole lines it holds."""
-    data = gzip.compress("".join(f"{text}\n" for text in telemetry_lines(count)).encode())
+    lines = telemetry_lines(count, on_grid=on_grid)
+    data = gzip.compress("".join(f"{text}\n" for text in lines).encode())
     cut = data[: len(data) // 2]
     path.write_bytes(cut)
     readable = zlib.decompressobj(wbits=31).decompress(cut)

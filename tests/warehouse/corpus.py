@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from agent_telemetry.schema import EventSpec, FieldSpec, catalogue
+from agent_telemetry.schema.capacity import round_significant
 from agent_telemetry.warehouse._load_scan import MAX_DEPTH
 from agent_telemetry.warehouse._source import MAX_RECORD
 
@@ -103,12 +104,16 @@ def _field(spec: FieldSpec, style: str, rnd: random.Random) -> tuple[object, boo
     assert spec.ge is not None
     assert spec.le is not None
     if roll < 0.75:
-        value, how = _int_spelling(
-            rnd.choice([spec.ge, spec.le, rnd.randint(spec.ge, spec.le)]), style, rnd
-        )
+        chosen = rnd.choice([spec.ge, spec.le, rnd.randint(spec.ge, spec.le)])
+        if spec.precision is not None:  # the emitter rounds: only the grid is valid
+            chosen = round_significant(chosen, spec.precision)
+        value, how = _int_spelling(chosen, style, rnd)
         return value, True, how
-    if roll < 0.87:  # out of bounds, in any spelling: read, then refused by range
-        value, how = _int_spelling(rnd.choice([spec.ge - 1, spec.le + 1]), style, rnd)
+    if roll < 0.87:  # out of bounds, or off the precision's grid, in any spelling
+        outside = [spec.ge - 1, spec.le + 1]
+        if spec.precision is not None and 10**spec.precision + 1 <= spec.le:
+            outside.append(10**spec.precision + 1)  # 1001 at 3 digits: refused by precision
+        value, how = _int_spelling(rnd.choice(outside), style, rnd)
         return value, False, how
     wrong: list[object] = ["1.5", "abc", "1e999"] if style == STRINGS else [1.5, "abc", True, None]
     value = rnd.choice(wrong)

@@ -16,6 +16,7 @@ import random
 from typing import Any
 
 from agent_telemetry.schema import catalogue
+from agent_telemetry.schema.capacity import round_significant
 from agent_telemetry.warehouse._load_scan import MAX_DEPTH
 from agent_telemetry.warehouse._source import MAX_RECORD
 
@@ -219,7 +220,9 @@ def _valid(spec: Any, rnd: random.Random) -> Any:
         return rnd.choice(spec.members)
     if spec.kind == "bool":
         return rnd.random() < 0.5
-    return rnd.choice([spec.ge, spec.le, rnd.randint(spec.ge, spec.le)])
+    value = rnd.choice([spec.ge, spec.le, rnd.randint(spec.ge, spec.le)])
+    # The emitter rounds to the field's precision: only its grid is valid.
+    return value if spec.precision is None else round_significant(value, spec.precision)
 
 
 def valid_lines(seed: int, count: int, *, entries: bool = True) -> bytes:

@@ -502,6 +502,27 @@ SELECT
   CASE
     WHEN lines.queue_wait_ms BETWEEN 0 AND 3600000
     AND lines.queue_wait_ms = TRUNC(lines.queue_wait_ms)
+    AND (
+      (
+        lines.queue_wait_ms BETWEEN 0 AND 999
+      )
+      OR (
+        lines.queue_wait_ms BETWEEN 1000 AND 9999
+        AND lines.queue_wait_ms = TRUNC(lines.queue_wait_ms / 10) * 10
+      )
+      OR (
+        lines.queue_wait_ms BETWEEN 10000 AND 99999
+        AND lines.queue_wait_ms = TRUNC(lines.queue_wait_ms / 100) * 100
+      )
+      OR (
+        lines.queue_wait_ms BETWEEN 100000 AND 999999
+        AND lines.queue_wait_ms = TRUNC(lines.queue_wait_ms / 1000) * 1000
+      )
+      OR (
+        lines.queue_wait_ms BETWEEN 1000000 AND 3600000
+        AND lines.queue_wait_ms = TRUNC(lines.queue_wait_ms / 10000) * 10000
+      )
+    )
     THEN CAST(lines.queue_wait_ms AS INT64)
   END AS queue_wait_ms,
   CASE
@@ -524,6 +545,27 @@ SELECT
   CASE
     WHEN lines.duration_ms BETWEEN 0 AND 3600000
     AND lines.duration_ms = TRUNC(lines.duration_ms)
+    AND (
+      (
+        lines.duration_ms BETWEEN 0 AND 999
+      )
+      OR (
+        lines.duration_ms BETWEEN 1000 AND 9999
+        AND lines.duration_ms = TRUNC(lines.duration_ms / 10) * 10
+      )
+      OR (
+        lines.duration_ms BETWEEN 10000 AND 99999
+        AND lines.duration_ms = TRUNC(lines.duration_ms / 100) * 100
+      )
+      OR (
+        lines.duration_ms BETWEEN 100000 AND 999999
+        AND lines.duration_ms = TRUNC(lines.duration_ms / 1000) * 1000
+      )
+      OR (
+        lines.duration_ms BETWEEN 1000000 AND 3600000
+        AND lines.duration_ms = TRUNC(lines.duration_ms / 10000) * 10000
+      )
+    )
     THEN CAST(lines.duration_ms AS INT64)
   END AS duration_ms,
   CASE

@@ -70,10 +70,45 @@ SELECT
   CASE
     WHEN lines.slot_wait_ms BETWEEN 0 AND 120000
     AND lines.slot_wait_ms = TRUNC(lines.slot_wait_ms)
+    AND (
+      (
+        lines.slot_wait_ms BETWEEN 0 AND 999
+      )
+      OR (
+        lines.slot_wait_ms BETWEEN 1000 AND 9999
+        AND lines.slot_wait_ms = TRUNC(lines.slot_wait_ms / 10) * 10
+      )
+      OR (
+        lines.slot_wait_ms BETWEEN 10000 AND 99999
+        AND lines.slot_wait_ms = TRUNC(lines.slot_wait_ms / 100) * 100
+      )
+      OR (
+        lines.slot_wait_ms BETWEEN 100000 AND 120000
+        AND lines.slot_wait_ms = TRUNC(lines.slot_wait_ms / 1000) * 1000
+      )
+    )
     THEN CAST(lines.slot_wait_ms AS INT64)
   END AS slot_wait_ms,
   CASE
-    WHEN lines.render_ms BETWEEN 0 AND 600000 AND lines.render_ms = TRUNC(lines.render_ms)
+    WHEN lines.render_ms BETWEEN 0 AND 600000
+    AND lines.render_ms = TRUNC(lines.render_ms)
+    AND (
+      (
+        lines.render_ms BETWEEN 0 AND 999
+      )
+      OR (
+        lines.render_ms BETWEEN 1000 AND 9999
+        AND lines.render_ms = TRUNC(lines.render_ms / 10) * 10
+      )
+      OR (
+        lines.render_ms BETWEEN 10000 AND 99999
+        AND lines.render_ms = TRUNC(lines.render_ms / 100) * 100
+      )
+      OR (
+        lines.render_ms BETWEEN 100000 AND 600000
+        AND lines.render_ms = TRUNC(lines.render_ms / 1000) * 1000
+      )
+    )
     THEN CAST(lines.render_ms AS INT64)
   END AS render_ms,
   lines.passed AS passed,

@@ -73,6 +73,19 @@ SELECT
   CASE
     WHEN lines.retry_after_s BETWEEN 0 AND 86400
     AND lines.retry_after_s = TRUNC(lines.retry_after_s)
+    AND (
+      (
+        lines.retry_after_s BETWEEN 0 AND 999
+      )
+      OR (
+        lines.retry_after_s BETWEEN 1000 AND 9999
+        AND lines.retry_after_s = TRUNC(lines.retry_after_s / 10) * 10
+      )
+      OR (
+        lines.retry_after_s BETWEEN 10000 AND 86400
+        AND lines.retry_after_s = TRUNC(lines.retry_after_s / 100) * 100
+      )
+    )
     THEN CAST(lines.retry_after_s AS INT64)
   END AS retry_after_s,
   CASE

@@ -24,7 +24,7 @@ CREATE OR REPLACE VIEW `acme-agents-prod.agent_telemetry.telemetry_quality` (
     description='Lines whose invalid_fields named this field (the emitter rejected its value).'
   ),
   out_of_domain_values OPTIONS (
-    description='Lines with a value for this field outside its set, bounds or type; the event view shows NULL for them.'
+    description='Lines with a value for this field outside its set, bounds, precision or type; the event view shows NULL for them.'
   ),
   duplicate_entries OPTIONS (
     description='Extra copies of this event\'s log entries that day (same insertId and timestamp: exports are not de-duplicated), left out of the event views and of every other count here; NULL when telemetry.toml turns dedupe off.'
@@ -358,7 +358,28 @@ SELECT
     )
     AND NOT COALESCE(
       entries.field_queue_wait_ms BETWEEN 0 AND 3600000
-      AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms),
+      AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms)
+      AND (
+        (
+          entries.field_queue_wait_ms BETWEEN 0 AND 999
+        )
+        OR (
+          entries.field_queue_wait_ms BETWEEN 1000 AND 9999
+          AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms / 10) * 10
+        )
+        OR (
+          entries.field_queue_wait_ms BETWEEN 10000 AND 99999
+          AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms / 100) * 100
+        )
+        OR (
+          entries.field_queue_wait_ms BETWEEN 100000 AND 999999
+          AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms / 1000) * 1000
+        )
+        OR (
+          entries.field_queue_wait_ms BETWEEN 1000000 AND 3600000
+          AND entries.field_queue_wait_ms = TRUNC(entries.field_queue_wait_ms / 10000) * 10000
+        )
+      ),
       FALSE
     )
   ) AS out_of_domain_values,
@@ -528,7 +549,28 @@ SELECT
     )
     AND NOT COALESCE(
       entries.field_duration_ms BETWEEN 0 AND 3600000
-      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms)
+      AND (
+        (
+          entries.field_duration_ms BETWEEN 0 AND 999
+        )
+        OR (
+          entries.field_duration_ms BETWEEN 1000 AND 9999
+          AND entries.field_duration_ms = TRUNC(entries.field_duration_ms / 10) * 10
+        )
+        OR (
+          entries.field_duration_ms BETWEEN 10000 AND 99999
+          AND entries.field_duration_ms = TRUNC(entries.field_duration_ms / 100) * 100
+        )
+        OR (
+          entries.field_duration_ms BETWEEN 100000 AND 999999
+          AND entries.field_duration_ms = TRUNC(entries.field_duration_ms / 1000) * 1000
+        )
+        OR (
+          entries.field_duration_ms BETWEEN 1000000 AND 3600000
+          AND entries.field_duration_ms = TRUNC(entries.field_duration_ms / 10000) * 10000
+        )
+      ),
       FALSE
     )
   ) AS out_of_domain_values,
@@ -789,7 +831,28 @@ SELECT
     )
     AND NOT COALESCE(
       entries.field_duration_ms BETWEEN 0 AND 3600000
-      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms),
+      AND entries.field_duration_ms = TRUNC(entries.field_duration_ms)
+      AND (
+        (
+          entries.field_duration_ms BETWEEN 0 AND 999
+        )
+        OR (
+          entries.field_duration_ms BETWEEN 1000 AND 9999
+          AND entries.field_duration_ms = TRUNC(entries.field_duration_ms / 10) * 10
+        )
+        OR (
+          entries.field_duration_ms BETWEEN 10000 AND 99999
+          AND entries.field_duration_ms = TRUNC(entries.field_duration_ms / 100) * 100
+        )
+        OR (
+          entries.field_duration_ms BETWEEN 100000 AND 999999
+          AND entries.field_duration_ms = TRUNC(entries.field_duration_ms / 1000) * 1000
+        )
+        OR (
+          entries.field_duration_ms BETWEEN 1000000 AND 3600000
+          AND entries.field_duration_ms = TRUNC(entries.field_duration_ms / 10000) * 10000
+        )
+      ),
       FALSE
     )
   ) AS out_of_domain_values,
@@ -978,7 +1041,24 @@ SELECT
     )
     AND NOT COALESCE(
       entries.field_slot_wait_ms BETWEEN 0 AND 120000
-      AND entries.field_slot_wait_ms = TRUNC(entries.field_slot_wait_ms),
+      AND entries.field_slot_wait_ms = TRUNC(entries.field_slot_wait_ms)
+      AND (
+        (
+          entries.field_slot_wait_ms BETWEEN 0 AND 999
+        )
+        OR (
+          entries.field_slot_wait_ms BETWEEN 1000 AND 9999
+          AND entries.field_slot_wait_ms = TRUNC(entries.field_slot_wait_ms / 10) * 10
+        )
+        OR (
+          entries.field_slot_wait_ms BETWEEN 10000 AND 99999
+          AND entries.field_slot_wait_ms = TRUNC(entries.field_slot_wait_ms / 100) * 100
+        )
+        OR (
+          entries.field_slot_wait_ms BETWEEN 100000 AND 120000
+          AND entries.field_slot_wait_ms = TRUNC(entries.field_slot_wait_ms / 1000) * 1000
+        )
+      ),
       FALSE
     )
   ) AS out_of_domain_values,
@@ -1014,7 +1094,24 @@ SELECT
     )
     AND NOT COALESCE(
       entries.field_render_ms BETWEEN 0 AND 600000
-      AND entries.field_render_ms = TRUNC(entries.field_render_ms),
+      AND entries.field_render_ms = TRUNC(entries.field_render_ms)
+      AND (
+        (
+          entries.field_render_ms BETWEEN 0 AND 999
+        )
+        OR (
+          entries.field_render_ms BETWEEN 1000 AND 9999
+          AND entries.field_render_ms = TRUNC(entries.field_render_ms / 10) * 10
+        )
+        OR (
+          entries.field_render_ms BETWEEN 10000 AND 99999
+          AND entries.field_render_ms = TRUNC(entries.field_render_ms / 100) * 100
+        )
+        OR (
+          entries.field_render_ms BETWEEN 100000 AND 600000
+          AND entries.field_render_ms = TRUNC(entries.field_render_ms / 1000) * 1000
+        )
+      ),
       FALSE
     )
   ) AS out_of_domain_values,
@@ -1226,7 +1323,20 @@ SELECT
     )
     AND NOT COALESCE(
       entries.field_retry_after_s BETWEEN 0 AND 86400
-      AND entries.field_retry_after_s = TRUNC(entries.field_retry_after_s),
+      AND entries.field_retry_after_s = TRUNC(entries.field_retry_after_s)
+      AND (
+        (
+          entries.field_retry_after_s BETWEEN 0 AND 999
+        )
+        OR (
+          entries.field_retry_after_s BETWEEN 1000 AND 9999
+          AND entries.field_retry_after_s = TRUNC(entries.field_retry_after_s / 10) * 10
+        )
+        OR (
+          entries.field_retry_after_s BETWEEN 10000 AND 86400
+          AND entries.field_retry_after_s = TRUNC(entries.field_retry_after_s / 100) * 100
+        )
+      ),
       FALSE
     )
   ) AS out_of_domain_values,

@@ -1,0 +1,3 @@
+module example.com/agenttelemetry
+
+go 1.19
