@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from agent_telemetry.config import ConfigError
-from agent_telemetry.project import Discovery, discover, find_config, resolve_project
+from agent_telemetry.project import (
+    PACKAGE_SQL_DIR,
+    Discovery,
+    discover,
+    find_config,
+    resolve_project,
+)
 
 KNOWN = {"upload_done": frozenset({"upload_bytes"})}
 
@@ -273,3 +279,17 @@ def test_the_projects_exceptions_are_held_to_the_known_events(tmp_path: Path) ->
     assert [e.event for e in resolve_project(path).config.exceptions] == ["gone"]
     with pytest.raises(ConfigError, match=r"exceptions\[0\]\.event: not a known event"):
         resolve_project(path, known=KNOWN)
+
+
+def test_files_a_project_names_are_checked_for_links_below_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _config(tmp_path / "svc")
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")  # no repository holds any of these paths
+    project = resolve_project(path)
+    assert project.trusted_folder(tmp_path / "svc" / "views" / "a.sql") == tmp_path / "svc"
+    assert project.trusted_folder(tmp_path / "other" / "a.sql") == tmp_path / "other"
+    checkout = PACKAGE_SQL_DIR.parents[2]
+    assert project.trusted_folder(PACKAGE_SQL_DIR / "a.sql") == checkout
+    assert (checkout / "agent_telemetry" / "project.py").is_file()
