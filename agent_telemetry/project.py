@@ -118,7 +118,7 @@ def _unsafe(folder: Path) -> str | None:
     try:
         info = folder.stat()
     except OSError:
-        return "cannot be read"
+        return "not readable"
     if info.st_uid != os.geteuid():
         return "owned by another user"
     if info.st_mode & stat.S_IWOTH:
