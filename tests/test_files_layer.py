@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from agent_telemetry import _files
-from agent_telemetry._files import is_file, read_text, read_text_or_none, unlink, write_text
+from agent_telemetry._files import (
+    is_file,
+    read_text,
+    read_text_or_none,
+    trusted_folder,
+    unlink,
+    write_text,
+)
 from agent_telemetry.errors import FileRefusedError
 
 TARGET = "target text, never shown\n"
@@ -43,8 +50,9 @@ def test_every_door_refuses_a_symlink_by_its_cleaned_name(link: Path) -> None:
         lambda: is_file(link),
         lambda: read_text(link),
         lambda: read_text_or_none(link),
-        lambda: write_text(link, "x"),
-        lambda: unlink(link),
+        lambda: write_text(link, "x", trusted_folder(link)),
+        lambda: write_text(link, "x", trusted_folder(link), new=True),
+        lambda: unlink(link, trusted_folder(link)),
     ):
         message = _refusal(call)
         assert message.endswith(LINK_REFUSED), message
@@ -60,12 +68,12 @@ def test_what_each_door_returns(tmp_path: Path) -> None:
     assert read_text_or_none(path) is None
     with pytest.raises(FileNotFoundError):
         read_text(path)
-    write_text(path, "SELECT 'é'\n")
+    assert write_text(path, "SELECT 'é'\n", trusted_folder(path)) is None
     assert is_file(path) is True
     assert is_file(tmp_path) is False  # a folder is not a file
     assert read_text(path) == read_text_or_none(path) == "SELECT 'é'\n"
     assert path.read_bytes() == "SELECT 'é'\n".encode()
-    unlink(path)
+    assert unlink(path, trusted_folder(path)) is None
     assert not path.exists()
 
 
@@ -96,22 +104,36 @@ def test_a_new_file_gets_the_umask_mode_and_a_replaced_one_keeps_its_own(
     tmp_path: Path, umask: int
 ) -> None:
     new = tmp_path / "new.sql"
-    write_text(new, "a")
+    write_text(new, "a", tmp_path, new=True)
     assert oct(new.stat().st_mode & 0o777) == oct(0o666 & ~umask)
     assert os.umask(umask) == umask  # the umask is left as it was
     kept = tmp_path / "kept.sql"
     kept.write_text("old", encoding="utf-8")
     os.chmod(kept, 0o604)
-    write_text(kept, "b")
+    write_text(kept, "b", tmp_path)
     assert oct(kept.stat().st_mode & 0o777) == oct(0o604)
 
 
-def test_a_write_that_cannot_replace_leaves_no_temporary_file(tmp_path: Path) -> None:
-    folder = tmp_path / "taken"
-    (folder / "inside").mkdir(parents=True)  # os.replace cannot put a file over it
-    with pytest.raises(IsADirectoryError):
-        write_text(folder, "x")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+def test_a_write_that_cannot_replace_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A folder where the file goes is refused before anything is staged.
+    (tmp_path / "taken" / "inside").mkdir(parents=True)
+    message = _refusal(lambda: write_text(tmp_path / "taken", "x", tmp_path))
+    assert message == f"{tmp_path / 'taken'}: is not a regular file; refused"
+    # The rename itself failing (a full disk, a read-only mount): the staged copy goes
+    # and the old file is left as it was.
+    old = tmp_path / "view.sql"
+    old.write_text("old", encoding="utf-8")
+
+    def cannot_replace(*args: object, **kwargs: object) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(os, "replace", cannot_replace)
+    with pytest.raises(OSError, match="Read-only file system"):
+        write_text(old, "new", tmp_path)
+    assert old.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken", "view.sql"]
 
 
 def test_a_write_needs_no_temporary_folder_and_stages_beside_the_file(
@@ -119,22 +141,26 @@ def test_a_write_needs_no_temporary_folder_and_stages_beside_the_file(
 ) -> None:
     # The staged copy is written in the file's own folder (one file system: the rename
     # is atomic), hidden and named after the file, so one left by a killed process is
-    # never read as a view: ``.view.sql.<random>.tmp``.
+    # never read as a view: ``.view.sql.<random>.tmp``. The rename is relative to the
+    # walked folder's descriptor, so the folder is read back from it.
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-tmp"))
-    staged: list[str] = []
+    staged: list[tuple[str, Path]] = []
     real_replace = os.replace
 
-    def replace(source: str, target: Path) -> None:
-        staged.append(str(source))
-        real_replace(source, target)
+    def replace(source: str, target: str, **kwargs: int) -> None:
+        folder = Path(os.readlink(f"/proc/self/fd/{kwargs['src_dir_fd']}"))
+        staged.append((source, folder))
+        real_replace(source, target, **kwargs)
 
     monkeypatch.setattr(os, "replace", replace)
     path = tmp_path / "view.sql"
-    write_text(path, "x")
+    path.write_text("old", encoding="utf-8")
+    write_text(path, "x", trusted_folder(path))
     assert path.read_text(encoding="utf-8") == "x"
-    (source,) = staged
-    assert Path(source).parent == tmp_path
-    assert re.fullmatch(r"\.view\.sql\.[^./]+\.tmp", Path(source).name), source
+    ((source, folder),) = staged
+    assert folder == tmp_path
+    assert re.fullmatch(r"\.view\.sql\.[^./]+\.tmp", source), source
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["view.sql"]
 
 
 def test_a_symlink_swapped_in_after_the_check_is_refused_at_open(

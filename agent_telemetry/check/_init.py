@@ -251,8 +251,10 @@ def plan(
     generated = (root / LOCK, views, root / "docs" / "telemetry.md")
     # Every path that init, then `lock` and `views build`, write is checked through the
     # file door before anything is written: a linked folder (.github -> ~) or a linked
-    # file refuses the whole run. (``views / "-"`` stands for any file in that folder.)
-    for path in (*files, *optional, generated[0], views / "-", generated[2]):
+    # file refuses the whole run. (``views / "-"`` stands for any file in that folder;
+    # a file named views is in the way, and named so below with the rest.)
+    in_views = () if views.is_file() and not views.is_symlink() else (views / "-",)
+    for path in (*files, *optional, generated[0], *in_views, generated[2]):
         check_target(path, root)
     kept = tuple(path for path in optional if path.exists() or path.is_symlink())
     files.update({path: text for path, text in optional.items() if path not in kept})

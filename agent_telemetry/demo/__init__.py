@@ -67,7 +67,7 @@ def run_demo(out_dir: str | Path = "demo-out", *, seed: int = SEED) -> DemoResul
 def print_demo(result: DemoResult, console: Console) -> None:
     from rich.text import Text
 
-    from agent_telemetry.warehouse._checklogs_render import render_rare
+    from agent_telemetry.warehouse import render_rare
     from agent_telemetry.warehouse.cli import explore_hint
 
     end = START.strftime("%Y-%m-%d %H:%M")

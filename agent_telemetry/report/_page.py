@@ -17,7 +17,7 @@ import markupsafe
 from agent_telemetry._files import trusted_folder, write_text
 from agent_telemetry.report._svg import WIDTH_IN, render_svg
 from agent_telemetry.report.charts import ChartData
-from agent_telemetry.warehouse._rare import RareCombinations
+from agent_telemetry.warehouse import RareCombinations
 
 _TEMPLATES = Path(__file__).with_name("templates")
 

@@ -78,7 +78,7 @@ def report_command(
                 print_table(Result(d.columns, d.rows), console)
         return
     from agent_telemetry.report._page import render_page, write_page
-    from agent_telemetry.warehouse._checklogs import check_logs
+    from agent_telemetry.warehouse import check_logs
 
     try:
         # The rare-combination counts, as check-logs measures them (one definition).

@@ -22,6 +22,8 @@ from agent_telemetry._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from agent_telemetry.warehouse._checklogs import LogCheckReport, check_logs
+    from agent_telemetry.warehouse._checklogs_render import render_rare
+    from agent_telemetry.warehouse._rare import RareCombinations
     from agent_telemetry.warehouse._source import LoadError
     from agent_telemetry.warehouse._warehouse import (
         SINK_TABLE,
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "LogCheckReport": "_checklogs",
     "check_logs": "_checklogs",
+    "RareCombinations": "_rare",  # check-logs' rare combinations, also on the report page
+    "render_rare": "_checklogs_render",  # and as check-logs prints them (the demo too)
     "LoadError": "_source",  # what both commands raise for a file they cannot read
     **dict.fromkeys(
         (
@@ -67,10 +71,12 @@ __all__ = [
     "LoadProgress",
     "LoadReport",
     "LogCheckReport",
+    "RareCombinations",
     "TranspileError",
     "Warehouse",
     "check_logs",
     "default_config",
     "duckdb_query",
     "local_views",
+    "render_rare",
 ]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_telemetry.check._init import LOCK, InitError, package_name, plan, write
+from agent_telemetry.errors import FileRefusedError
 
 NOT_A_NAME = "--package: not a lowercase Python package name (letters, digits, _)"
 
@@ -49,9 +50,11 @@ def test_the_plan_holds_the_files_and_their_text(tmp_path: Path) -> None:
     names = sorted(p.relative_to(tmp_path).as_posix() for p in planned.files)
     assert names == [
         ".github/workflows/telemetry.yml",
+        "pyproject.toml",
         "shop/__init__.py",
         "shop/telemetry.py",
         "telemetry.toml",
+        "tests/test_telemetry.py",
     ]
     toml = planned.files[tmp_path / "telemetry.toml"]
     assert 'module = "shop.telemetry"' in toml
@@ -60,7 +63,12 @@ def test_the_plan_holds_the_files_and_their_text(tmp_path: Path) -> None:
     assert planned.files[tmp_path / "shop" / "telemetry.py"].startswith(
         '"""shop\'s event catalogue'
     )
-    assert planned.files[tmp_path / "shop" / "__init__.py"] == ""
+    # The package's start-up names its catalogue to the emitter; pytest imports it.
+    assert (
+        'configure(catalogue="shop.telemetry")' in planned.files[tmp_path / "shop" / "__init__.py"]
+    )
+    assert 'pythonpath = ["."]' in planned.files[tmp_path / "pyproject.toml"]
+    assert "import shop" in planned.files[tmp_path / "tests" / "test_telemetry.py"]
 
 
 def test_an_existing_package_init_is_kept(tmp_path: Path) -> None:
@@ -98,5 +106,10 @@ def test_write_writes_utf8_and_never_over_a_file_made_meanwhile(tmp_path: Path) 
     written = write(planned)
     assert sorted(written) == sorted(planned.files)
     assert (tmp_path / "telemetry.toml").read_bytes().endswith("# café\n".encode())
-    with pytest.raises(FileExistsError):
+    # A file made between the plan and the write (here: by the first write) is refused
+    # by name and kept; a second run never writes over one.
+    (tmp_path / "telemetry.toml").write_text("mine", encoding="utf-8")
+    with pytest.raises(FileRefusedError) as caught:
         write(planned)
+    assert str(caught.value) == f"{tmp_path / 'telemetry.toml'}: exists; not overwritten"
+    assert (tmp_path / "telemetry.toml").read_text(encoding="utf-8") == "mine"
