@@ -95,7 +95,7 @@ def _transpile(
         if isinstance(node, exp.Column) and _reads_missing_field(node, payload_column, present):
             return exp.Null()
         if isinstance(node, exp.Column) and node.name.lower() == SHARD_PSEUDO_COLUMN:
-            return _shard_of(node.table)
+            return shard_of(node.table)
         if isinstance(node, exp.In) and _is_constant_list(node):
             return _as_comparisons(node)
         return node
@@ -113,7 +113,7 @@ def _transpile(
 SHARD_PSEUDO_COLUMN = "_table_suffix"
 
 
-def _shard_of(alias: str) -> exp.Expression:
+def shard_of(alias: str) -> exp.Expression:
     column = exp.column(TIMESTAMP, table=alias or None, quoted=True)
     utc = exp.Anonymous(this="TIMEZONE", expressions=[exp.Literal.string("UTC"), column])
     return exp.Anonymous(this="STRFTIME", expressions=[utc, exp.Literal.string("%Y%m%d")])

@@ -13,12 +13,13 @@ from typing import Any
 import duckdb
 import pytest
 import sqlglot
+from sqlglot import exp
 
 from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views import generate_views
 from agent_telemetry.views._sink import table_columns
-from agent_telemetry.warehouse._duckdb_views import json_type
+from agent_telemetry.warehouse._duckdb_views import SHARD_PSEUDO_COLUMN, json_type, shard_of
 
 
 def _duckdb_type(bigquery_type: str) -> str:
@@ -53,6 +54,14 @@ def _sink(
     con.execute(f'CREATE TABLE "acme-agents-prod".agent_logs."{table}" ({body})')
 
 
+def _table_suffix(node: exp.Expr) -> exp.Expr:
+    # A sharded sink's `_TABLE_SUFFIX` as the warehouse reads it: the local sink is one
+    # table, and the shard of a row is the UTC day of its timestamp.
+    if isinstance(node, exp.Column) and node.name.lower() == SHARD_PSEUDO_COLUMN:
+        return shard_of(node.table)
+    return node
+
+
 def _create_views(
     con: duckdb.DuckDBPyConnection,
     config: DeploymentConfig,
@@ -63,7 +72,9 @@ def _create_views(
     # warehouse rewrites (tests/warehouse/test_lane_health.py runs it there).
     for view in (v for v in generate_views(config, layout, specs) if not v.reads):
         # sqlglot, plus the warehouse's JSON_TYPE translation (DuckDB names its own types)
+        # and its `_TABLE_SUFFIX` (the shard's day)
         tree = sqlglot.parse_one(view.query, read="bigquery").transform(json_type)
+        tree = tree.transform(_table_suffix)
         con.execute(f"CREATE VIEW {view.name} AS {tree.sql(dialect='duckdb')}")
 
 
@@ -117,6 +128,8 @@ def test_views_run_on_a_pinned_sink(
     ]
     assert runs[0]["queue_wait_ms"] == 12
     assert runs[0]["schema_version"] == 1
+    if layout == "sharded":
+        assert [r["table_suffix"] for r in runs] == ["20260301", "20260301"]
     assert runs[0]["invalid_fields"] == ["reason"]
     assert runs[1]["invalid_fields"] == []
     renders = _rows(con, "SELECT theme, passed, attempt FROM pipeline_render")
