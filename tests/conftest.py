@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,20 @@ def browser() -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture(autouse=True)
+def _the_emitters_catalogue_is_put_back() -> Iterator[None]:
+    """A test that imports a service's package (``init``'s starter ``__init__.py`` calls
+    ``configure(catalogue=...)`` when imported, as a service should) would leave the
+    emitter on that catalogue for every later test on the worker."""
+    from agent_telemetry.emit import _config
+
+    before = _config.settings()
+    yield
+    if _config.settings().catalogue is not before.catalogue:
+        with _config.SHARED.configure_lock:
+            _config._install(replace(_config.settings(), catalogue=before.catalogue))
 
 
 @pytest.hookimpl(optionalhook=True)
