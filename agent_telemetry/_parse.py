@@ -65,13 +65,7 @@ def depth_exceeds(value: object, limit: int = MAX_NESTING) -> bool:
 def json_document(text: str, origin: str, refuse: Refusal) -> Any:
     """The JSON value of ``text``; ``refuse(message)`` is raised when it nests too deep.
     A syntax error raises ``json.JSONDecodeError``, for the caller to word."""
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise refuse(too_deep(origin)) from None
-    if depth_exceeds(value):
-        raise refuse(too_deep(origin))
-    return value
+    return _bounded(lambda: json.loads(text), origin, refuse)
 
 
 def toml_document(text: str, origin: str, refuse: Refusal) -> dict[str, Any]:
@@ -80,10 +74,17 @@ def toml_document(text: str, origin: str, refuse: Refusal) -> dict[str, Any]:
     nest without it). A syntax error raises ``tomllib.TOMLDecodeError``."""
     if _DEEP_DOTTED_KEY.search(text):
         raise refuse(too_deep(origin))
+    table: dict[str, Any] = _bounded(lambda: tomllib.loads(text), origin, refuse)
+    return table
+
+
+def _bounded(parse: Callable[[], Any], origin: str, refuse: Refusal) -> Any:
+    """What ``parse()`` returns, refused when the parser recursed too deep or what it
+    returned nests past MAX_NESTING."""
     try:
-        table = tomllib.loads(text)
+        value = parse()
     except RecursionError:
         raise refuse(too_deep(origin)) from None
-    if depth_exceeds(table):
+    if depth_exceeds(value):
         raise refuse(too_deep(origin))
-    return table
+    return value

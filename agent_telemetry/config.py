@@ -11,7 +11,7 @@ import re
 import tomllib  # its error class only: _parse reads the file
 from collections.abc import Mapping, Set
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
@@ -167,6 +167,11 @@ class ViewsSetting(_Strict):
     layouts: tuple[Layout, ...] | None = Field(default=None, strict=False, min_length=1)
 
 
+# k = 1 would call nothing rare; the top keeps k a count a day can reach.
+K_ANONYMITY_LEAST: Final = 2
+K_ANONYMITY_MOST: Final = 1_000_000
+
+
 class CheckLogsSetting(_Strict):
     """``[check_logs]``: how ``check-logs`` measures the data.
 
@@ -174,7 +179,7 @@ class CheckLogsSetting(_Strict):
     of a UTC day share is rare (counted, never shown); ``--k-anonymity`` overrides it.
     """
 
-    k_anonymity: int = Field(default=5, ge=2, le=1_000_000)
+    k_anonymity: int = Field(default=5, ge=K_ANONYMITY_LEAST, le=K_ANONYMITY_MOST)
 
 
 class DeploymentConfig(_Strict):

@@ -1,4 +1,4 @@
-"""Reading the lock as it was at a git ref (``--against``), with plain ``git``."""
+"""Reading files as they were at a git ref (``--against``), with plain ``git``."""
 
 from __future__ import annotations
 
@@ -22,26 +22,11 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def lock_at_ref(ref: str, lock_path: Path) -> str | None:
-    """The text of ``lock_path`` at ``ref``, or None when the file did not exist there."""
-    if ref.startswith("-"):
-        raise GitRefError(f"{ref!r} is not a git ref")
-    cwd = lock_path.parent
-    while not cwd.is_dir():
-        cwd = cwd.parent
-    found = _git(cwd, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-    if found.returncode != 0:
-        why = found.stderr.strip().splitlines()
-        detail = why[-1] if why else "no such commit"
-        raise GitRefError(f"cannot read {ref!r} in {cwd}: {detail}")
-    commit = found.stdout.strip()
-    # "./name" resolves relative to cwd, so the lock is found wherever the repository root is.
-    spec = f"{commit}:./{lock_path.relative_to(cwd).as_posix()}"
-    if _git(cwd, "cat-file", "-e", spec).returncode != 0:
-        return None
-    shown = _git(cwd, "show", spec)
-    if shown.returncode != 0:
-        raise GitRefError(f"cannot read the lock at {ref!r}: {shown.stderr.strip()}")
-    return shown.stdout
+    """The text of ``lock_path`` at ``ref`` (``--lock`` names it: the same file at the
+    ref), or None when the file did not exist there."""
+    lock = lock_path.resolve()
+    root = repository_root(lock.parent)
+    return file_at(commit_of(ref, root), lock.relative_to(root).as_posix(), root)
 
 
 def repository_root(folder: Path) -> Path:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from agent_telemetry.views.cli_options import k_anonymity_option
+
 
 class _ReportFailed(click.ClickException):
     exit_code = 2  # an error, not a finding
@@ -34,14 +36,9 @@ class _ReportFailed(click.ClickException):
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Deployment file (default: ./telemetry.toml if present).",
 )
-@click.option(
-    "--k-anonymity",
-    "k",
-    type=click.IntRange(2, 1_000_000),
-    metavar="K",
-    default=None,
-    help="The page's rare combinations: closed-set values fewer than K valid lines of a UTC "
-    "day share (default: [check_logs] k_anonymity of telemetry.toml, else 5).",
+@k_anonymity_option(
+    "The page's rare combinations: closed-set values fewer than K valid lines of a UTC "
+    "day share (default: [check_logs] k_anonymity of telemetry.toml, else 5)."
 )
 def report_command(
     logs: tuple[Path, ...], html_path: Path | None, config: Path | None, k: int | None

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from agent_telemetry._files import building, check_target, trusted_folder
 from agent_telemetry._text import clean, markup, rich_text
+from agent_telemetry.views.cli_options import k_anonymity_option
 from agent_telemetry.warehouse.results import FORMATS, ResultFormat
 
 if TYPE_CHECKING:
@@ -352,14 +353,9 @@ def query_command(
     default=None,
     help="Exit 1 when the coverage is below PCT percent (implies --coverage).",
 )
-@click.option(
-    "--k-anonymity",
-    "k",
-    type=click.IntRange(2, 1_000_000),
-    metavar="K",
-    default=None,
-    help="A combination of closed-set values fewer than K valid lines of a UTC day share "
-    "is rare (default: [check_logs] k_anonymity of telemetry.toml, else 5).",
+@k_anonymity_option(
+    "A combination of closed-set values fewer than K valid lines of a UTC day share "
+    "is rare (default: [check_logs] k_anonymity of telemetry.toml, else 5)."
 )
 def check_logs_command(
     logs: tuple[Path, ...],
