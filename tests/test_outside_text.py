@@ -342,6 +342,7 @@ def model_text(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
         (["check", "--schema-only", *given, "--format", "json"], False),
         (["check", "--schema-only", *given, "--format", "github"], True),
         (["views", "build", *given], False),
+        (["jsonschema", *given], False),
     ]
 
 

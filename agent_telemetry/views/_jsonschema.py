@@ -163,4 +163,8 @@ def catalogue_schema(specs: tuple[EventSpec, ...], module: str) -> dict[str, Any
 
 def render(specs: tuple[EventSpec, ...], module: str) -> str:
     """The document as committed: two-space JSON, keys in generation order, a newline."""
-    return json.dumps(catalogue_schema(specs, module), indent=2, ensure_ascii=False) + "\n"
+    # Model text (docstrings, descriptions) is outside text: ASCII only, so no control,
+    # bidi or line separator reaches a terminal raw, and `##[` (a runner command anywhere
+    # on a line) as `#\u0023[`, which decodes to the same string.
+    text = json.dumps(catalogue_schema(specs, module), indent=2, ensure_ascii=True)
+    return text.replace("##[", "#\\u0023[") + "\n"
