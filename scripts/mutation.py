@@ -116,6 +116,8 @@ GROUPS: dict[str, Group] = {
             "tests/test_discovery.py",
             "tests/check/test_baseline.py",
             "tests/emit/test_configure_catalogue.py",
+            "tests/test_loader.py",
+            "tests/check/test_read_baseline.py",
         ],
     ),
     "check-init": Group(
