@@ -158,25 +158,32 @@ def _open_folder(root: Path, parts: tuple[str, ...], *, create: bool) -> int:
         for part in parts:
             walked = walked / part
             try:
-                child = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+                child = _open_child(fd, part, walked)
             except FileNotFoundError:
                 if not create:
                     raise
                 with contextlib.suppress(FileExistsError):  # made meanwhile: opened below
                     os.mkdir(part, 0o777, dir_fd=fd)
-                child = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
-            except OSError as error:
-                if error.errno in (errno.ENOTDIR, errno.ELOOP):
-                    mode = os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode
-                    why = _FOLDER_LINK if stat.S_ISLNK(mode) else "is not a folder; refused"
-                    raise _refuse(walked, why) from None
-                raise
+                # Anything swapped in since it was made is refused as above.
+                child = _open_child(fd, part, walked)
             os.close(fd)
             fd = child
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _open_child(fd: int, part: str, walked: Path) -> int:
+    """The folder ``part`` of the folder ``fd``, opened without following a link."""
+    try:
+        return os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+    except OSError as error:
+        if error.errno in (errno.ENOTDIR, errno.ELOOP):
+            mode = os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode
+            why = _FOLDER_LINK if stat.S_ISLNK(mode) else "is not a folder; refused"
+            raise _refuse(walked, why) from None
+        raise
 
 
 def _existing_mode(folder: int, name: str, path: Path) -> int | None:

@@ -318,3 +318,32 @@ def test_a_folder_made_meanwhile_by_another_process_is_used(
     monkeypatch.setattr(os, "mkdir", made_meanwhile)
     write_text(tmp_path / "views" / "v.sql", "x", tmp_path)
     assert (tmp_path / "views" / "v.sql").read_text(encoding="utf-8") == "x"
+
+
+@pytest.mark.parametrize(
+    ("swapped_in", "why"),
+    [
+        ("link", "is a symbolic link to a folder; refused (nothing is written through one)"),
+        ("file", "is not a folder; refused"),
+    ],
+)
+def test_a_folder_swapped_for_a_link_or_a_file_as_it_is_made_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swapped_in: str, why: str
+) -> None:
+    # The race: the folder was missing when first opened; between making it and opening
+    # it, something else is put there. It is refused as the first open refuses it.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    trusted = tmp_path / "repo"
+    trusted.mkdir()
+
+    def swapped(path: str, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        if swapped_in == "link":
+            os.symlink(outside, path, dir_fd=dir_fd)
+        else:
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, dir_fd=dir_fd))
+
+    monkeypatch.setattr(os, "mkdir", swapped)
+    message = _refusal(lambda: write_text(trusted / "views" / "v.sql", "x", trusted))
+    assert message == f"{trusted}/views: {why}"
+    assert list(outside.iterdir()) == []
