@@ -180,9 +180,8 @@ def test_bounds_around_zero_count_zero_once(ge: int, le: int, values: int) -> No
 def test_an_int_of_one_value_has_a_domain_of_one() -> None:
     one = FieldSpec("mode", "int", True, "The only mode.", ge=5, le=5)
     assert domain_values(one) == 1
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match=r"^mode: an int without bounds has no capacity$"):
         domain_values(dataclasses.replace(one, ge=6))
-    assert str(caught.value) == "mode: an int without bounds has no capacity"
 
 
 def test_an_event_of_exactly_64_bits_is_accepted_and_one_bit_more_is_not() -> None:
