@@ -192,5 +192,9 @@ def test_a_lock_that_does_not_read_is_named_by_its_file(tmp_path: Path) -> None:
 
 
 def test_lines_outside_an_event_are_not_mapped() -> None:
-    text = '      "1": {\n            "name": "x",\n    "ev": {\n      "2": {\n'
-    assert lock_lines(text) == {("ev", None, None): 3, ("ev", 2, None): 4}
+    text = (
+        '      "1": {\n            "name": "x",\n'  # before any event
+        '    "ev": {\n            "name": "y",\n'  # an event's, before any version
+        '      "2": {\n            "name": "z",\n'
+    )
+    assert lock_lines(text) == {("ev", None, None): 3, ("ev", 2, None): 5, ("ev", 2, "z"): 6}
