@@ -1,7 +1,7 @@
 """The fast path of ``check-logs``: the load's SQL judge counts the lines it finds clean.
 
-A file that qualifies for the load's fast path (``_load_fast.qualifies``) is read and
-judged by ``_judge_typed`` in DuckDB, as the load judges it. A telemetry line the SQL
+A file that qualifies for the load's fast path (``_loading.fast.qualifies``) is read and
+judged by ``_judging.typed`` in DuckDB, as the load judges it. A telemetry line the SQL
 judge decided is *clean* when the check could find nothing to report on it: a known
 event at its current version, a timestamp, no ``invalid_fields``, no ``unknown_fields``
 above 0, no key the event does not define, every required field present, and every
@@ -20,7 +20,7 @@ checked like a line without one, the others wait in ``Copies``. Otherwise every 
 line does, as on the slow path.
 
 Every other line goes, in file order and with its line number, through the very
-judgement of the slow path (``_checklogs``): lines SQL leaves to Python, telemetry that
+judgement of the slow path (``_checking.check_logs``): lines SQL leaves to Python, telemetry that
 breaks or bends a rule (for its violations, coercions and positions), rejected and
 unknown events, retired versions, copies. Plain text, other JSON, blank and oversized
 lines are counted in SQL, as the load counts them.
@@ -40,19 +40,19 @@ import duckdb
 from agent_telemetry.schema import EventSpec, FieldSpec
 from agent_telemetry.schema.envelope import ENVELOPE_KEYS, SEVERITY
 from agent_telemetry.views import on_grid_sql
-from agent_telemetry.warehouse._judge import (
+from agent_telemetry.warehouse._checking.rare import quasi_identifiers
+from agent_telemetry.warehouse._judging.python import (
     LIFTED_KEYS,
     PAYLOAD_KINDS,
     ValueKind,
     insert_id,
     time_of,
 )
-from agent_telemetry.warehouse._judge_sql import PYTHON, lit
-from agent_telemetry.warehouse._judge_typed import SHAPES, TypedJudge, file_shape
-from agent_telemetry.warehouse._load_fast import READER, head, opened, qualifies
-from agent_telemetry.warehouse._load_scan import Kind, _record
-from agent_telemetry.warehouse._rare import quasi_identifiers
-from agent_telemetry.warehouse._source import Limits, LogInput
+from agent_telemetry.warehouse._judging.sql import PYTHON, lit
+from agent_telemetry.warehouse._judging.typed import SHAPES, TypedJudge, file_shape
+from agent_telemetry.warehouse._loading.fast import READER, head, opened, qualifies
+from agent_telemetry.warehouse._reading.records import Kind, _record
+from agent_telemetry.warehouse._reading.source import Limits, LogInput
 
 CHECKED = "_agent_telemetry_checked"
 COMBINATIONS = "_agent_telemetry_combinations"  # clean lines per event, day, combination
@@ -75,7 +75,7 @@ class CleanCounts:
     lines: int
     version: int  # the event's current version: clean lines are of it
     fields: Mapping[str, tuple[int, list[Any], Any, Any]]  # valid, distinct, min, max
-    # Lines per (UTC day, combination of closed-set values): ``_rare``'s counts.
+    # Lines per (UTC day, combination of closed-set values): ``_checking.rare``'s counts.
     combinations: Mapping[tuple[str, tuple[Any, ...]], int]
 
 
@@ -130,7 +130,7 @@ class FastCheck:
         }
         self.fields = sorted({f.name: f for s in self.specs.values() for f in s.fields}.items())
         self._seen = {name: Seen.of(name, self.specs.values()) for name, _ in self.fields}
-        # Per column: the events whose closed-set value it holds (``_rare``); for other
+        # Per column: the events whose closed-set value it holds (``_checking.rare``); for other
         # events it is a measure, and no part of a combination.
         self._index = {name: i for i, (name, _) in enumerate(self.fields)}
         self._combinations: dict[str, dict[tuple[str, tuple[Any, ...]], int]] = {}
@@ -307,7 +307,7 @@ class FastCheck:
             )
         groups = ", ".join(["day", *(_quasi(i) for i, events in self._quasi.items() if events)])
         # Two groupings in the one pass: per event for the coverage (as before), and per
-        # event, day and combination for ``_rare``; ``_split`` moves the second apart.
+        # event, day and combination for ``_checking.rare``; ``_split`` moves the second apart.
         return (
             f"CREATE OR REPLACE TEMP TABLE {CHECKED} AS SELECT kind, event, "
             f"python_place AS place, count(*) AS lines"
@@ -398,7 +398,7 @@ class FastCheck:
         return counts
 
     def _read_combinations(self) -> dict[str, dict[tuple[str, tuple[Any, ...]], int]]:
-        """Per event: lines per (UTC day, combination), the key ``_rare`` counts by."""
+        """Per event: lines per (UTC day, combination), the key ``_checking.rare`` counts by."""
         quasi = [i for i, events in self._quasi.items() if events]
         out: dict[str, dict[tuple[str, tuple[Any, ...]], int]] = {}
         for event, lines, day, *values in self.con.execute(
@@ -477,7 +477,7 @@ class Seen:
 
 
 def _python_key(line: bytes) -> tuple[str, str] | None:
-    """A line's entry key as the slow path reads it (``_checklogs._check_record``)."""
+    """A line's entry key as the slow path reads it (``_checking.check_logs._check_record``)."""
     telemetry = _record(line, 0).telemetry
     if telemetry is None:
         return None

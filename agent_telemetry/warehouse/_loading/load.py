@@ -1,8 +1,8 @@
 """Load log files into the sink-shaped DuckDB table the views read.
 
-Each file is opened and read once (``_source``), split into records and classified by
-the reader ``check-logs`` uses too (``_load_scan``), and each telemetry record's values
-are judged (``_judge``) into a row of the sink's shape: ``timestamp``, ``insertId`` and
+Each file is opened and read once (``_reading.source``), split into records and classified by
+the reader ``check-logs`` uses too (``_reading.records``), and each telemetry record's values
+are judged (``_judging.python``) into a row of the sink's shape: ``timestamp``, ``insertId`` and
 the ``jsonPayload`` record. The rows go to a spool file that one ``INSERT`` per file
 stores, so a file loads whole or not at all and memory stays bounded by the largest
 record, whatever the file's size.
@@ -21,13 +21,8 @@ import duckdb
 import orjson
 
 from agent_telemetry.views import TableField, sink_fields
-from agent_telemetry.warehouse._duckdb_types import (
-    create_table_sql,
-    quote_identifier,
-)
-from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs, size_on_disk
-from agent_telemetry.warehouse._judge import SinkPayload, ValueKind, insert_id, time_of
-from agent_telemetry.warehouse._load_fast import (
+from agent_telemetry.warehouse._judging.python import SinkPayload, ValueKind, insert_id, time_of
+from agent_telemetry.warehouse._loading.fast import (
     SQL_FROM,
     STAGED,
     FastJudge,
@@ -35,9 +30,21 @@ from agent_telemetry.warehouse._load_fast import (
     qualifies,
     worth_sql,
 )
-from agent_telemetry.warehouse._load_progress import LoadProgress
-from agent_telemetry.warehouse._load_scan import Kind, Record, _record, iter_records
-from agent_telemetry.warehouse._load_sql import (
+from agent_telemetry.warehouse._loading.progress import LoadProgress
+from agent_telemetry.warehouse._reading.inputs import Repeat, distinct_inputs, size_on_disk
+from agent_telemetry.warehouse._reading.records import Kind, Record, _record, iter_records
+from agent_telemetry.warehouse._reading.source import (
+    DEFAULT_LIMITS,
+    Layout,
+    Limits,
+    LoadError,
+    LogInput,
+)
+from agent_telemetry.warehouse._sink.duckdb_types import (
+    create_table_sql,
+    quote_identifier,
+)
+from agent_telemetry.warehouse._sink.table import (
     INSERT_ID,
     PAYLOAD,
     TIMESTAMP,
@@ -46,7 +53,6 @@ from agent_telemetry.warehouse._load_sql import (
     local_fields,
     spool_insert,
 )
-from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Layout, Limits, LoadError, LogInput
 
 __all__ = ["SINK_TABLE", "FileLoad", "LoadError", "LoadReport", "create_sink", "load_logs"]
 
@@ -185,7 +191,7 @@ def load_logs(
     the report lists the repeats. A gzip file that passes ``limits`` stops there; what
     it held before is loaded.
 
-    ``fast``: DuckDB judges in SQL what it reads exactly (``_load_fast``) when the files
+    ``fast``: DuckDB judges in SQL what it reads exactly (``_loading.fast``) when the files
     hold ``sql_from`` bytes or more; off, Python judges every record (the tests hold the
     two equal)."""
     files, repeated = distinct_inputs(Path(p) for p in paths)
