@@ -196,6 +196,10 @@ GROUPS: dict[str, Group] = {
     "warehouse": Group(
         [
             f"{PKG}/warehouse/_loading/load.py",
+            f"{PKG}/warehouse/_loading/entries.py",
+            f"{PKG}/warehouse/_loading/report.py",
+            f"{PKG}/warehouse/_loading/staging.py",
+            f"{PKG}/warehouse/_loading/store.py",
             f"{PKG}/warehouse/_reading/records.py",
             f"{PKG}/warehouse/_checking/check_logs.py",
         ],

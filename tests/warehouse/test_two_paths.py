@@ -21,10 +21,10 @@ from agent_telemetry.warehouse._loading.fast import SNIFF, STAGED, qualifies
 from agent_telemetry.warehouse._loading.load import (
     SINK_TABLE,
     FileLoad,
-    _Staging,
     create_sink,
     load_logs,
 )
+from agent_telemetry.warehouse._loading.staging import Staging as _Staging
 from agent_telemetry.warehouse._reading.source import LogInput
 from tests.warehouse.corpus import corpus
 from tests.warehouse.two_paths_corpus import duplicated_entries, hostile_lines, valid_lines

@@ -5,7 +5,9 @@ the reader ``check-logs`` uses too (``_reading.records``), and each telemetry re
 are judged (``_judging.python``) into a row of the sink's shape: ``timestamp``, ``insertId`` and
 the ``jsonPayload`` record. The rows go to a spool file that one ``INSERT`` per file
 stores, so a file loads whole or not at all and memory stays bounded by the largest
-record, whatever the file's size.
+record, whatever the file's size: they wait in the staging table (``staging``) until
+the file is read whole, and are then counted against earlier files' entries
+(``entries``) and stored (``store``). ``report`` holds what the load reports.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +26,17 @@ from agent_telemetry.warehouse._judging.python import SinkPayload, ValueKind, in
 from agent_telemetry.warehouse._loading.fast import (
     SQL_FROM,
     STAGED,
-    FastJudge,
     python_lines,
     qualifies,
     worth_sql,
 )
 from agent_telemetry.warehouse._loading.progress import LoadProgress
-from agent_telemetry.warehouse._reading.inputs import Repeat, distinct_inputs, size_on_disk
+from agent_telemetry.warehouse._loading.report import FileLoad, LoadReport
+from agent_telemetry.warehouse._loading.staging import Staging
+from agent_telemetry.warehouse._reading.inputs import distinct_inputs, size_on_disk
 from agent_telemetry.warehouse._reading.records import Kind, Record, _record, iter_records
 from agent_telemetry.warehouse._reading.source import (
     DEFAULT_LIMITS,
-    Layout,
     Limits,
     LoadError,
     LogInput,
@@ -57,96 +58,7 @@ from agent_telemetry.warehouse._sink.table import (
 __all__ = ["SINK_TABLE", "FileLoad", "LoadError", "LoadReport", "create_sink", "load_logs"]
 
 SINK_TABLE = "run_googleapis_com_stdout"
-_SEEN = "_agent_telemetry_seen"  # entries (insert id, timestamp) of earlier files
-_NEW = "_agent_telemetry_new"  # this file's entries not seen before
-_ASIDE = "__agent_telemetry_empty"  # the empty table's name while staged rows replace it
 BATCH = 8192  # rows written to the spool at a time (and how often progress moves)
-
-
-@dataclass(slots=True)
-class FileLoad:
-    """What one file held. ``records`` counts non-blank lines (or array elements);
-    ``records`` = ``loaded`` + ``text`` + ``other_json`` + ``truncated`` + ``oversized``
-    + ``too_deep`` + ``undecodable``."""
-
-    path: str
-    layout: Layout
-    encoding: str = "utf-8"  # as read: utf-8, utf-8 (BOM), utf-16-le (BOM), ...
-    records: int = 0
-    loaded: int = 0  # telemetry records, stored (duplicates too: the views keep one)
-    text: int = 0  # not JSON: the service's own plain log lines
-    truncated: int = 0  # began like JSON but did not parse
-    other_json: int = 0  # JSON that is not a telemetry record
-    oversized: int = 0  # longer than MAX_RECORD bytes
-    too_deep: int = 0  # nested deeper than MAX_DEPTH
-    undecodable: int = 0  # invalid UTF-8, or a lone surrogate escape
-    duplicates: int = 0  # telemetry LogEntries seen before (insertId and timestamp)
-    cut_at: int | None = None  # a gzip stream broke off (cut or corrupt) at this record
-    stopped: str | None = None  # why the read stopped at a limit (a gzip bomb?)
-
-    @property
-    def skipped(self) -> int:
-        return self.records - self.loaded
-
-    def count(self, kind: Kind, count: int = 1) -> None:
-        """Count ``count`` records of a kind that is not telemetry (TEXT comes in runs)."""
-        if kind is Kind.TEXT:
-            self.text += count
-        elif kind is Kind.MALFORMED:
-            self.truncated += count
-        elif kind is Kind.OTHER_JSON:
-            self.other_json += count
-        elif kind is Kind.OVERSIZED:
-            self.oversized += count
-        elif kind is Kind.TOO_DEEP:
-            self.too_deep += count
-        else:
-            self.undecodable += count
-
-
-@dataclass(frozen=True, slots=True)
-class LoadReport:
-    """Every file's counts; ``skipped`` = ``non_telemetry`` + ``truncated`` + ``hostile``."""
-
-    table: str
-    files: tuple[FileLoad, ...] = field(default=())
-    repeated: tuple[Repeat, ...] = field(default=())  # inputs naming a file already read
-    # Stored copies of an entry (same insertId and timestamp) whose payload differs from
-    # the copy the views keep.
-    conflicting: int = 0
-
-    @property
-    def records(self) -> int:
-        return sum(f.records for f in self.files)
-
-    @property
-    def loaded(self) -> int:
-        return sum(f.loaded for f in self.files)
-
-    @property
-    def skipped(self) -> int:
-        return self.records - self.loaded
-
-    @property
-    def non_telemetry(self) -> int:
-        return sum(f.text + f.other_json for f in self.files)
-
-    @property
-    def truncated(self) -> int:
-        return sum(f.truncated for f in self.files)
-
-    @property
-    def hostile(self) -> int:
-        """Records too long, too deep or not valid Unicode: counted, never read."""
-        return sum(f.oversized + f.too_deep + f.undecodable for f in self.files)
-
-    @property
-    def stopped(self) -> tuple[FileLoad, ...]:
-        return tuple(f for f in self.files if f.stopped is not None)
-
-    @property
-    def duplicates(self) -> int:
-        return sum(f.duplicates for f in self.files)
 
 
 def default_sink_fields() -> tuple[TableField, ...]:
@@ -201,7 +113,7 @@ def load_logs(
         fields = default_sink_fields() if schema is None else schema
         sink = SinkColumns.from_schema(fields, kinds, owners)
     fast = fast and worth_sql(files, sql_from)
-    staging = _Staging(con, table, sink, fast=fast, fresh=replace)
+    staging = Staging(con, table, sink, fast=fast, fresh=replace)
     loaded = []
     try:
         with tempfile.TemporaryDirectory(prefix="agent-telemetry-") as spool_dir:
@@ -227,122 +139,8 @@ def load_logs(
     return LoadReport(table, tuple(loaded), repeated, int(conflicting))
 
 
-class _Staging:
-    """Where a file's judged rows wait until the file is read whole (a file loads whole
-    or not at all), and the entries seen in earlier files of this load (exports are not
-    de-duplicated; the views keep one row per entry the same way)."""
-
-    def __init__(
-        self,
-        con: duckdb.DuckDBPyConnection,
-        table: str,
-        sink: SinkColumns,
-        *,
-        fast: bool,
-        fresh: bool,
-    ) -> None:
-        """``fresh``: the table is empty and this load created it."""
-        self.con, self.table, self.sink = con, table, sink
-        # DuckDB draws a progress bar on stdout for long statements: the load has its own.
-        ((self._bar,),) = con.execute("SELECT current_setting('enable_progress_bar')").fetchall()
-        con.execute("SET enable_progress_bar = false")
-        # Into an empty table, the first file's staged rows become the table (``_adopt``):
-        # copying a million rows cost 8% of the load. The staging table then lives beside
-        # the table (a rename stays in its schema); later files stage in a temporary one.
-        self._adopting = fresh
-        self._create_staged(temporary=not fresh)
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {_SEEN} ({INSERT_ID} VARCHAR, "
-            f"{quote_identifier(TIMESTAMP)} TIMESTAMPTZ)"
-        )
-        self.last = False  # the load's last file: no later file needs its entries
-        self._seen = False  # whether earlier files stored entries in _SEEN
-        # Only the pinned sink schema's types are what SQL judges into.
-        self.fast = FastJudge(sink.kept, sink.kinds) if fast and sink.judged_types else None
-
-    def _create_staged(self, *, temporary: bool) -> None:
-        columns = ", ".join(
-            f"{quote_identifier(name)} {kind}" for name, kind in self.sink.columns.items()
-        )
-        self.con.execute(
-            f"CREATE OR REPLACE {'TEMP ' if temporary else ''}TABLE {STAGED} "
-            f"(kind VARCHAR DEFAULT 'telemetry', {columns}, line VARCHAR)"
-        )
-
-    def clear(self) -> None:
-        """Empty the staging table: a file's lines (telemetry or not) never reach the next
-        file's counts."""
-        self.con.execute(f"DELETE FROM {STAGED}")
-
-    def drop(self) -> None:
-        self.con.execute(f"DROP TABLE IF EXISTS {STAGED}")
-        self.con.execute(f"DROP TABLE IF EXISTS {_SEEN}")
-        self.con.execute(f"SET enable_progress_bar = {bool(self._bar)}")
-
-    def commit(self, label: str, loaded: int) -> int:
-        """Store the staged telemetry rows in the table; how many were seen before."""
-        con, key = self.con, f"{INSERT_ID}, {quote_identifier(TIMESTAMP)}"
-        keyed = (
-            f"SELECT {key} FROM {STAGED} WHERE kind = 'telemetry' AND {INSERT_ID} IS NOT NULL "
-            f"AND {quote_identifier(TIMESTAMP)} IS NOT NULL"
-        )
-        if self.last and not self._seen:  # only this file's own copies count
-            ((entries, new),) = con.execute(
-                f"SELECT (SELECT count(*) FROM ({keyed})), "
-                f"(SELECT count(*) FROM (SELECT DISTINCT * FROM ({keyed})))"
-            ).fetchall()
-        else:
-            con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {_NEW} AS SELECT DISTINCT * FROM ({keyed}) "
-                f"EXCEPT SELECT {key} FROM {_SEEN}"
-            )
-            ((entries,),) = con.execute(f"SELECT count(*) FROM ({keyed})").fetchall()
-            ((new,),) = con.execute(f"SELECT count(*) FROM {_NEW}").fetchall()
-            con.execute(f"INSERT INTO {_SEEN} SELECT * FROM {_NEW}")
-            con.execute(f"DROP TABLE {_NEW}")
-            self._seen = self._seen or new > 0
-        stored = self._adopt(label) if self._adopting else self._copy(label)
-        if stored != loaded:
-            raise LoadError(f"{label}: stored {stored} of {loaded} telemetry records")
-        return int(entries - new)
-
-    def _copy(self, label: str) -> int:
-        """Add the staged telemetry rows to the table; how many."""
-        columns = ", ".join(quote_identifier(name) for name in self.sink.columns)
-        try:
-            ((stored,),) = self.con.execute(
-                f"INSERT INTO {quote_identifier(self.table)} BY NAME SELECT {columns} "
-                f"FROM {STAGED} WHERE kind = 'telemetry'"
-            ).fetchall()
-        except duckdb.Error as error:  # the judged rows fit the table: not expected
-            refused = type(error).__name__
-            raise LoadError(f"{label}: DuckDB refused the rows ({refused})") from None
-        return int(stored)
-
-    def _adopt(self, label: str) -> int:
-        """Make the staged telemetry rows the (empty) table: drop the other lines and the
-        staging columns, and put the staging table in the table's place (the empty table
-        is kept aside until then, and put back if the rename fails). How many rows."""
-        con, table = self.con, quote_identifier(self.table)
-        aside = quote_identifier(f"{self.table}{_ASIDE}")
-        con.execute(f"DELETE FROM {STAGED} WHERE kind <> 'telemetry'")
-        con.execute(f"ALTER TABLE {STAGED} DROP COLUMN kind")
-        con.execute(f"ALTER TABLE {STAGED} DROP COLUMN line")
-        con.execute(f"ALTER TABLE {table} RENAME TO {aside}")
-        try:
-            con.execute(f"ALTER TABLE {STAGED} RENAME TO {table}")
-        except duckdb.Error as error:  # not expected: the name was just freed
-            con.execute(f"ALTER TABLE {aside} RENAME TO {table}")
-            raise LoadError(f"{label}: DuckDB refused the rows ({type(error).__name__})") from None
-        con.execute(f"DROP TABLE {aside}")
-        self._adopting = False
-        self._create_staged(temporary=True)
-        ((stored,),) = con.execute(f"SELECT count(*) FROM {table}").fetchall()
-        return int(stored)
-
-
 def _load_file(
-    staging: _Staging, log: LogInput, spool: Path, progress: LoadProgress | None
+    staging: Staging, log: LogInput, spool: Path, progress: LoadProgress | None
 ) -> FileLoad:
     report = FileLoad(log.label, log.layout, str(log.encoding))
     counts = (
