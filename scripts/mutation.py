@@ -141,6 +141,8 @@ GROUPS: dict[str, Group] = {
             f"{PKG}/warehouse/_loading/fast.py",
             f"{PKG}/warehouse/_sink/table.py",
             f"{PKG}/warehouse/_checking/fast.py",
+            f"{PKG}/warehouse/_checking/checked_table.py",
+            f"{PKG}/warehouse/_checking/keys_ahead.py",
             f"{PKG}/warehouse/_reading/inputs.py",
         ],
         ["tests/warehouse"],
