@@ -1,0 +1,315 @@
+"""lane_health as built and as proven, in-process: the committed SQL is what the build
+writes, the build refuses what it must, and the binding proof names each way a hand-edited
+lane_health fails it, line for line (what `agent-telemetry check` prints under VIEW_BINDING).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
+from agent_telemetry.schema import EventSpec, version_catalogue
+from agent_telemetry.views import LANE_VIEW, ViewBuildError, generate_views, lane_violations
+from agent_telemetry.views._lanes import (
+    compile_lane_query,
+    event_view_columns,
+    lane_health_view,
+    lane_plan,
+    read_views_schema,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+GENERATED = REPO / "agent_telemetry" / "views" / "generated"
+RUN = "`acme-agents-prod.agent_telemetry.pipeline_run`"
+STATUS = "`acme-agents-prod.agent_telemetry.provider_status`"
+
+
+def _lanes(config: DeploymentConfig, layout: Layout = "partitioned") -> str:
+    return next(v for v in generate_views(config, layout) if v.name == LANE_VIEW).query
+
+
+def _problems(query: str, config: DeploymentConfig) -> list[str]:
+    return [str(p) for p in lane_violations(query, config, version_catalogue())]
+
+
+def _select(query: str) -> exp.Select:
+    tree = sqlglot.parse_one(query, dialect="bigquery")
+    assert isinstance(tree, exp.Select)
+    return tree
+
+
+def _with_columns(query: str, columns: list[exp.Expr]) -> str:
+    tree = _select(query)
+    tree.set("expressions", columns)
+    return tree.sql(dialect="bigquery")
+
+
+def _outer(query: str) -> list[exp.Expr]:
+    return list(_select(query).expressions)
+
+
+def _replaced(query: str, name: str, sql: str) -> str:
+    columns = [
+        sqlglot.parse_one(f"{sql} AS {name}", dialect="bigquery") if c.alias == name else c
+        for c in _outer(query)
+    ]
+    return _with_columns(query, columns)
+
+
+def _without(spec: EventSpec, field: str) -> EventSpec:
+    return dataclasses.replace(spec, fields=tuple(f for f in spec.fields if f.name != field))
+
+
+def _without_member(spec: EventSpec, field: str, member: str) -> EventSpec:
+    fields = tuple(
+        dataclasses.replace(f, members=tuple(m for m in f.members if m != member))
+        if f.name == field
+        else f
+        for f in spec.fields
+    )
+    return dataclasses.replace(spec, fields=fields)
+
+
+def _swap(specs: tuple[EventSpec, ...], new: EventSpec) -> tuple[EventSpec, ...]:
+    return tuple(new if s.name == new.name else s for s in specs)
+
+
+def _spec(name: str) -> EventSpec:
+    return next(s for s in version_catalogue() if s.name == name)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_committed_lane_health_is_what_the_build_writes(
+    config: DeploymentConfig, layout: Layout
+) -> None:
+    """Every word a user deploys: columns, their descriptions, the view's, labels, query."""
+    view = lane_health_view(config, layout, version_catalogue())
+    assert view is not None
+    assert view.ddl == (GENERATED / layout / "lane_health.sql").read_text(encoding="utf-8")
+    assert view.labels == {
+        "managed-by": "agent-telemetry",
+        "schema-version": "1",
+        "layout": layout,
+        "view-kind": "lanes",
+    }
+    assert (view.name, view.event, view.schema_version) == (LANE_VIEW, None, 1)
+    assert view.reads == ("pipeline_run", "provider_status")
+    assert _problems(view.query, config) == []
+    assert _problems(view.ddl, config) == []  # the whole CREATE VIEW reads the same
+
+
+def test_a_bumped_event_is_read_through_its_newest_view(config: DeploymentConfig) -> None:
+    run_v2 = dataclasses.replace(_spec("pipeline_run"), schema_version=2)
+    specs = (*version_catalogue(), run_v2)
+    plan = lane_plan(specs)
+    assert plan is not None
+    assert (plan.run_view, plan.status_view) == ("pipeline_run_v2", "provider_status")
+    assert {c.name: sorted(c.reads) for c in plan.columns}["runs_stalled"] == [
+        "pipeline_run_v2.reason"
+    ]
+    view = lane_health_view(config, "partitioned", specs)
+    assert view is not None
+    assert view.reads == ("pipeline_run_v2", "provider_status")
+    assert view.schema_version == 2
+    assert view.labels["schema-version"] == "2"
+    assert "`acme-agents-prod.agent_telemetry.pipeline_run_v2` AS run" in view.query
+    assert lane_violations(view.query, config, specs) == []
+    # The committed SQL reads version 1, which is no longer the newest.
+    assert [str(p) for p in lane_violations(_lanes(config), config, specs)] == [
+        "lane_health.*: reads acme-agents-prod.agent_telemetry.pipeline_run, "
+        "not only the event views"
+    ]
+
+
+def test_a_newer_version_listed_first_is_still_the_newest() -> None:
+    status_v3 = dataclasses.replace(_spec("provider_status"), schema_version=3)
+    plan = lane_plan((status_v3, *version_catalogue()))
+    assert plan is not None
+    assert plan.status_view == "provider_status_v3"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "no pipeline_run",
+        "no provider_status",
+        "pipeline_run without provider",
+        "pipeline_run without queue_wait_ms",
+        "pipeline_run without the stalled reason",
+        "pipeline_run without quota_exhausted",
+        "pipeline_run without status ok",
+        "provider_status without state",
+        "provider_status without live",
+        "provider_status without provider",
+    ],
+)
+def test_a_catalogue_without_what_the_view_reads_has_no_lane_health(
+    config: DeploymentConfig, change: str
+) -> None:
+    run, status = _spec("pipeline_run"), _spec("provider_status")
+    specs = version_catalogue()
+    changed = {
+        "no pipeline_run": tuple(s for s in specs if s.name != "pipeline_run"),
+        "no provider_status": tuple(s for s in specs if s.name != "provider_status"),
+        "pipeline_run without provider": _swap(specs, _without(run, "provider")),
+        "pipeline_run without queue_wait_ms": _swap(specs, _without(run, "queue_wait_ms")),
+        "pipeline_run without the stalled reason": _swap(
+            specs, _without_member(run, "reason", "stalled")
+        ),
+        "pipeline_run without quota_exhausted": _swap(
+            specs, _without_member(run, "error_class", "quota_exhausted")
+        ),
+        "pipeline_run without status ok": _swap(specs, _without_member(run, "status", "ok")),
+        "provider_status without state": _swap(specs, _without(status, "state")),
+        "provider_status without live": _swap(specs, _without_member(status, "state", "live")),
+        "provider_status without provider": _swap(specs, _without(status, "provider")),
+    }[change]
+    assert lane_plan(changed) is None
+    assert lane_health_view(config, "partitioned", changed) is None
+    assert [v.name for v in generate_views(config, "partitioned", changed)][-1] != LANE_VIEW
+    assert [str(p) for p in lane_violations(_lanes(config), config, changed)] == [
+        "lane_health.*: the catalogue has no events it can read"
+    ]
+
+
+def test_the_views_read_have_the_event_views_columns_and_types(config: DeploymentConfig) -> None:
+    status = _spec("provider_status")
+    assert event_view_columns(status) == {
+        "timestamp": "TIMESTAMP",
+        "schema_version": "INT64",
+        **{f.name: "INT64" if f.kind == "int" else "STRING" for f in status.fields},
+        "invalid_fields": "ARRAY<STRING>",
+    }
+    columns = event_view_columns(_spec("pipeline_run"))
+    assert list(columns)[:2] == ["timestamp", "schema_version"]
+    assert list(columns)[-1] == "invalid_fields"
+    assert columns["queue_wait_ms"] == "INT64"
+    plan = lane_plan(version_catalogue())
+    assert plan is not None
+    schema = read_views_schema(config, plan, version_catalogue())
+    assert schema == {
+        "acme-agents-prod": {
+            "agent_telemetry": {
+                "pipeline_run": columns,
+                "provider_status": event_view_columns(status),
+            }
+        }
+    }
+
+
+@pytest.mark.parametrize("event", ["pipeline_run", "provider_status"])
+def test_a_plan_without_its_events_in_the_catalogue_is_a_build_error(
+    config: DeploymentConfig, event: str
+) -> None:
+    plan = lane_plan(version_catalogue())
+    assert plan is not None
+    specs = tuple(s for s in version_catalogue() if s.name != event)
+    with pytest.raises(ViewBuildError) as raised:
+        read_views_schema(config, plan, specs)
+    assert str(raised.value) == "lane_health: the catalogue lacks an event it reads"
+
+
+def test_the_build_refuses_an_unknown_column_and_a_foreign_table(config: DeploymentConfig) -> None:
+    specs = version_catalogue()
+    plan = lane_plan(specs)
+    assert plan is not None
+    with pytest.raises(ViewBuildError) as raised:
+        compile_lane_query(f"SELECT run.nope AS x FROM {RUN} AS run", config, plan, specs)
+    assert str(raised.value).startswith("lane_health: ")
+    assert "nope" in str(raised.value)
+    with pytest.raises(ViewBuildError) as raised:
+        compile_lane_query("SELECT FROM WHERE (", config, plan, specs)
+    assert str(raised.value).startswith("lane_health: ")
+    other = "`acme-agents-prod.agent_logs.run_googleapis_com_stdout`"
+    with pytest.raises(ViewBuildError) as raised:
+        compile_lane_query(f"SELECT sink.x AS x FROM {other} AS sink", config, plan, specs)
+    assert str(raised.value) == "lane_health: reads a table other than the event views"
+    # A CTE is read by its name: not a table of its own.
+    ok = compile_lane_query(
+        f"WITH r AS (SELECT run.provider AS p FROM {RUN} AS run) SELECT r.p AS p FROM r AS r",
+        config,
+        plan,
+        specs,
+    )
+    assert ok == (
+        "WITH r AS (\n  SELECT\n    run.provider AS p\n  FROM "
+        f"{RUN} AS run\n)\nSELECT\n  r.p AS p\nFROM r AS r\n"
+    )
+
+
+def test_a_hand_edit_that_reads_another_table_is_named(config: DeploymentConfig) -> None:
+    lanes = _lanes(config)
+    other = lanes.replace(STATUS, "`acme-agents-prod.agent_logs.provider_status`")
+    assert _problems(other, config) == [
+        "lane_health.*: reads acme-agents-prod.agent_logs.provider_status, not only the event views"
+    ]
+    # Two foreign tables, each named once, in order; a table with no dataset is foreign too.
+    both = lanes.replace(STATUS, "`x.y.b`").replace(RUN, "a")
+    assert _problems(both, config) == ["lane_health.*: reads a, x.y.b, not only the event views"]
+
+
+@pytest.mark.parametrize(
+    ("query", "problem"),
+    [
+        ("SELECT FROM WHERE (", "does not parse as a BigQuery query"),
+        ("DROP TABLE t", "does not parse as a BigQuery query (not a query)"),
+    ],
+)
+def test_what_is_not_a_query_is_named(config: DeploymentConfig, query: str, problem: str) -> None:
+    (only,) = _problems(query, config)
+    assert only.startswith(f"lane_health.*: {problem}")
+
+
+def test_a_column_the_event_views_do_not_have_is_named(config: DeploymentConfig) -> None:
+    lanes = _lanes(config).replace("status.state AS state", "status.mood AS state")
+    (only,) = _problems(lanes, config)
+    assert only.startswith("lane_health.*: reads a column the event views do not have (")
+    assert "mood" in only
+
+
+def test_each_column_must_be_there_once_in_order(config: DeploymentConfig) -> None:
+    columns = _outer(_lanes(config))
+    extra = sqlglot.parse_one("lanes.runs_ok AS runs_fine", dialect="bigquery")
+    assert _problems(_with_columns(_lanes(config), [*columns, extra]), config) == [
+        "lane_health.runs_fine: is not a lane_health column"
+    ]
+    twice = [*columns, columns[4]]
+    assert _problems(_with_columns(_lanes(config), twice), config) == [
+        "lane_health.runs_ok: appears 2 times",
+        "lane_health.*: columns are not in the declared order",
+    ]
+    assert _problems(_with_columns(_lanes(config), columns[:-1]), config) == [
+        "lane_health.looks_dead: has no column in the view"
+    ]
+    swapped = [columns[1], columns[0], *columns[2:]]
+    assert _problems(_with_columns(_lanes(config), swapped), config) == [
+        "lane_health.*: columns are not in the declared order"
+    ]
+
+
+def test_a_column_computed_from_the_wrong_columns_is_named(config: DeploymentConfig) -> None:
+    lanes = _lanes(config)
+    limited = lanes.replace(
+        "run_lines.error_class = 'rate_limited') AS runs_rate_limited",
+        "run_lines.reason = 'rate_limited') AS runs_rate_limited",
+    )
+    assert _problems(limited, config) == [
+        "lane_health.runs_rate_limited: lineage reaches pipeline_run.reason, "
+        "pipeline_run.status; expected exactly pipeline_run.error_class, pipeline_run.status"
+    ]
+    assert _problems(_replaced(lanes, "runs_ok", "0"), config) == [
+        "lane_health.runs_ok: lineage reaches no event-view column; "
+        "expected exactly pipeline_run.status"
+    ]
+    assert _problems(_replaced(lanes, "runs_ended", "lanes.runs_ok"), config) == [
+        "lane_health.runs_ended: lineage reaches pipeline_run.status; "
+        "expected exactly no event-view column"
+    ]
+    # Upper-case output names are the same columns.
+    upper = lanes.replace("AS runs_ok,", "AS RUNS_OK,")
+    assert _problems(upper, config) == []
