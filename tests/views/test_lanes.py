@@ -313,3 +313,58 @@ def test_a_column_computed_from_the_wrong_columns_is_named(config: DeploymentCon
     # Upper-case output names are the same columns.
     upper = lanes.replace("AS runs_ok,", "AS RUNS_OK,")
     assert _problems(upper, config) == []
+
+
+def test_the_views_schema_gives_each_column_its_bigquery_type(config: DeploymentConfig) -> None:
+    view = lane_health_view(config, "partitioned", version_catalogue())
+    assert view is not None
+    types = {c.name: c.schema_field().to_api()["type"] for c in view.columns}
+    assert types == {
+        "window_start": "TIMESTAMP",
+        "provider": "STRING",
+        "state": "STRING",
+        **dict.fromkeys(
+            (
+                "runs_ended",
+                "runs_ok",
+                "runs_rate_limited",
+                "runs_quota_exhausted",
+                "runs_model_overloaded",
+                "runs_stalled",
+                "queue_wait_p95_ms",
+            ),
+            "INTEGER",
+        ),
+        "looks_dead": "BOOLEAN",
+    }
+
+
+def test_a_bumped_provider_status_alone_versions_the_view(config: DeploymentConfig) -> None:
+    status_v2 = dataclasses.replace(_spec("provider_status"), schema_version=2)
+    view = lane_health_view(config, "partitioned", (*version_catalogue(), status_v2))
+    assert view is not None
+    assert view.schema_version == 2
+    assert view.labels["schema-version"] == "2"
+
+
+def test_an_unqualified_unknown_column_fails_the_build(config: DeploymentConfig) -> None:
+    specs = version_catalogue()
+    plan = lane_plan(specs)
+    assert plan is not None
+    # Only sqlglot's column validation catches it; BigQuery would fail only at create.
+    with pytest.raises(ViewBuildError) as raised:
+        compile_lane_query(f"SELECT nope AS x FROM {RUN} AS run", config, plan, specs)
+    assert str(raised.value).startswith("lane_health: ")
+    assert "nope" in str(raised.value)
+
+
+def test_a_column_name_in_another_case_is_the_same_column(config: DeploymentConfig) -> None:
+    """BigQuery's column names are case-insensitive, quoted or not (its dialect, not the
+    default one, which keeps a quoted name's case and would refuse a real column)."""
+    specs = version_catalogue()
+    plan = lane_plan(specs)
+    assert plan is not None
+    sql = f"SELECT run.`PROVIDER` AS p FROM {RUN} AS run"
+    assert compile_lane_query(sql, config, plan, specs) == (
+        f"SELECT\n  run.`provider` AS p\nFROM {RUN} AS run\n"
+    )
