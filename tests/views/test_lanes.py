@@ -287,6 +287,13 @@ def test_each_column_must_be_there_once_in_order(config: DeploymentConfig) -> No
     assert _problems(_with_columns(_lanes(config), columns[:-1]), config) == [
         "lane_health.looks_dead: has no column in the view"
     ]
+    # A missing column does not stop the proof: the columns after it are still read.
+    first_gone = _replaced(_with_columns(_lanes(config), columns[1:]), "runs_ok", "0")
+    assert _problems(first_gone, config) == [
+        "lane_health.window_start: has no column in the view",
+        "lane_health.runs_ok: lineage reaches no event-view column; "
+        "expected exactly pipeline_run.status",
+    ]
     swapped = [columns[1], columns[0], *columns[2:]]
     assert _problems(_with_columns(_lanes(config), swapped), config) == [
         "lane_health.*: columns are not in the declared order"
@@ -319,6 +326,12 @@ def test_a_column_computed_from_the_wrong_columns_is_named(config: DeploymentCon
 def test_the_views_schema_gives_each_column_its_bigquery_type(config: DeploymentConfig) -> None:
     view = lane_health_view(config, "partitioned", version_catalogue())
     assert view is not None
+    # As the data dictionary (docs/telemetry.md) and the deploy plan print them.
+    assert [c.type for c in view.columns] == [
+        *("TIMESTAMP", "STRING", "STRING"),
+        *("INT64",) * 7,
+        "BOOL",
+    ]
     types = {c.name: c.schema_field().to_api()["type"] for c in view.columns}
     assert types == {
         "window_start": "TIMESTAMP",
