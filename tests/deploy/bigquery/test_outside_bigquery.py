@@ -5,6 +5,8 @@ through the file door (tests/test_files.py holds the table of writers)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +20,33 @@ from tests.test_outside_text import ALL_AT_ONCE, PLAIN, markdown_problems, probl
 
 __all__ = ["config_file"]  # the fixture, shared with test_cli.py
 
+ONE_EVENT = """from agent_telemetry.schema.events import ChatTurn
+
+EVENTS = {ChatTurn.event_name: ChatTurn}
+"""
+
 
 @pytest.fixture
-def applied(tmp_path: Path, emulator: Emulator, config_file: Path) -> Path:
+def one_event_config(
+    tmp_path: Path, config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """``config_file`` with a catalogue of the package's own chat_turn alone: two views
+    (chat_turn, telemetry_quality) instead of six. What these tests read back or write
+    does not depend on the other views, and every plan dry-runs each view twice (the
+    quality view of four events is the emulator's slowest query, test_deploy.py)."""
+    name = f"one_event_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(ONE_EVENT, encoding="utf-8")
+    with config_file.open("a", encoding="utf-8") as config:
+        config.write(f'\n[catalogue]\nmodule = "{name}"\nlock = "schema.lock.json"\n')
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the catalogue's folder joins it
+    yield config_file
+    sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def applied(tmp_path: Path, emulator: Emulator, one_event_config: Path) -> Path:
     """The generated views, planned, approved and applied: a deployment to read back."""
+    config_file = one_event_config
     endpoint = ["--endpoint", emulator.endpoint]
     record = tmp_path / "approval.json"
     approved = run(
@@ -42,6 +67,8 @@ def applied(tmp_path: Path, emulator: Emulator, config_file: Path) -> Path:
         ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
     )
     assert done.exit_code == 0, done.output
+    created = [line.split() for line in done.output.splitlines() if line.startswith("  ")]
+    assert created == [["created", "chat_turn"], ["created", "telemetry_quality"]], done.output
     return config_file
 
 
@@ -84,10 +111,11 @@ def test_a_description_edited_in_bigquery_reaches_no_output_live(
 
 
 def test_bigquery_commands_write_through_the_file_door(
-    tmp_path: Path, emulator: Emulator, config_file: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, emulator: Emulator, one_event_config: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`views approve -o` and `views plan --html` refuse a linked folder or file (the
     same writers as tests/test_files.py's table, here from the command line)."""
+    config_file = one_event_config
     endpoint = ["--endpoint", emulator.endpoint]
     commands = {
         "h/approval.json": ["views", "approve", "--by", "A", "-o", "h/approval.json"],
