@@ -5,8 +5,6 @@ through the file door (tests/test_files.py holds the table of writers)."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,33 +12,11 @@ import pytest
 
 from agent_telemetry.config import DeploymentConfig
 from tests.deploy.bigquery.emulator import PROJECT, Emulator
-from tests.deploy.bigquery.test_cli import config_file, run
+from tests.deploy.bigquery.test_cli import config_file, one_event_config, run
 from tests.test_files import TARGET_TEXT, _plant, _tree
 from tests.test_outside_text import ALL_AT_ONCE, PLAIN, markdown_problems, problems
 
-__all__ = ["config_file"]  # the fixture, shared with test_cli.py
-
-ONE_EVENT = """from agent_telemetry.schema.events import ChatTurn
-
-EVENTS = {ChatTurn.event_name: ChatTurn}
-"""
-
-
-@pytest.fixture
-def one_event_config(
-    tmp_path: Path, config_file: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
-    """``config_file`` with a catalogue of the package's own chat_turn alone: two views
-    (chat_turn, telemetry_quality) instead of six. What these tests read back or write
-    does not depend on the other views, and every plan dry-runs each view twice (the
-    quality view of four events is the emulator's slowest query, test_deploy.py)."""
-    name = f"one_event_{tmp_path.name.replace('-', '_')}"
-    (tmp_path / f"{name}.py").write_text(ONE_EVENT, encoding="utf-8")
-    with config_file.open("a", encoding="utf-8") as config:
-        config.write(f'\n[catalogue]\nmodule = "{name}"\nlock = "schema.lock.json"\n')
-    monkeypatch.setattr(sys, "path", list(sys.path))  # the catalogue's folder joins it
-    yield config_file
-    sys.modules.pop(name, None)
+__all__ = ["config_file", "one_event_config"]  # the fixtures, shared with test_cli.py
 
 
 @pytest.fixture
