@@ -55,6 +55,7 @@ import orjson
 
 from agent_telemetry.config import DeploymentConfig
 from agent_telemetry.schema import EVENTS, FieldSpec, event_spec
+from agent_telemetry.schema.capacity import round_significant
 from agent_telemetry.warehouse import Warehouse, check_logs, duckdb_query, local_views
 
 # The mix of a busy day: mostly runs and renders, some chat, a few provider changes.
@@ -90,7 +91,10 @@ def _value(spec: FieldSpec, rnd: random.Random) -> Any:
         return rnd.random() < 0.9
     assert spec.ge is not None
     assert spec.le is not None
-    return min(spec.le, spec.ge + int(rnd.expovariate(1 / max(1, (spec.le - spec.ge) // 50))))
+    value = min(spec.le, spec.ge + int(rnd.expovariate(1 / max(1, (spec.le - spec.ge) // 50))))
+    # As the emitter writes it: a value off the precision's grid is out of domain (NULL in
+    # the views), which DuckDB's own reading would keep.
+    return round_significant(value, spec.precision) if spec.precision else value
 
 
 def _body(name: str, rnd: random.Random) -> bytes:
