@@ -30,11 +30,12 @@ REPO = Path(__file__).resolve().parents[1]
 EMULATOR_TESTS = "tests/deploy/bigquery/"
 # The emulator tests in two groups, each on one worker with its own emulator (a session
 # fixture: kernel-picked ports, the worker's own basetemp, datasets named by process).
-# These files are the first group; every other file of the folder is the second. The
-# docs transcripts share one emulator's state in page order: one file, so one group.
-EMULATOR_FIRST = f"{EMULATOR_TESTS}docs transcripts and deploy"
-EMULATOR_SECOND = f"{EMULATOR_TESTS}command line"
-EMULATOR_FIRST_FILES = ("test_docs_transcripts.py", "test_deploy.py", "test_local_recipe.py")
+# These files are the first group; every other file of the folder is the second (the
+# docs transcripts, which share one emulator's state in page order, and the short ones):
+# about equal halves at 20c241f.
+EMULATOR_FIRST = f"{EMULATOR_TESTS}deploy and command line"
+EMULATOR_SECOND = f"{EMULATOR_TESTS}docs transcripts and the rest"
+EMULATOR_FIRST_FILES = ("test_deploy.py", "test_cli.py")
 EXAMPLES = "tests/docs/test_examples.py::test_block["
 BLOCK_ID = re.compile(r"\[(?P<page>[^\]]+):(?P<line>\d+)\]$")
 SHARED_FIXTURE = re.compile(r"""@pytest\.fixture\(scope="(?:module|session)"\)""")

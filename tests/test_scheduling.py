@@ -54,7 +54,7 @@ def test_the_emulator_tests_are_two_groups_and_a_files_tests_stay_in_one() -> No
         expected = EMULATOR_FIRST if name in EMULATOR_FIRST_FILES else EMULATOR_SECOND
         assert {group(t) for t in tests} == {expected}, name
     transcript = "test_docs_transcripts.py::test_transcript[docs/analyst-bigquery.md:74]"
-    assert group(f"{EMULATOR_TESTS}{transcript}") == EMULATOR_FIRST
+    assert group(f"{EMULATOR_TESTS}{transcript}") == EMULATOR_SECOND
 
 
 def test_a_files_tests_are_one_group_when_it_defines_a_module_or_session_fixture() -> None:
@@ -138,12 +138,12 @@ def run_scheduler(collection: list[str]) -> dict[str, list[str]]:
 
 def test_the_scheduler_starts_an_emulator_group_on_each_worker_and_keeps_a_page() -> None:
     page = [block_test(s.id) for p, _, s in local_steps() if p == "docs/cli.md"]
-    first = [
+    first = [f"{EMULATOR_TESTS}test_cli.py::test_a", f"{EMULATOR_TESTS}test_deploy.py::test_b"]
+    second = [
         f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[a]",
         f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[b]",
-        f"{EMULATOR_TESTS}test_deploy.py::test_a",
+        f"{EMULATOR_TESTS}test_dedupe.py::test_c",
     ]
-    second = [f"{EMULATOR_TESTS}test_cli.py::test_a", f"{EMULATOR_TESTS}test_dedupe.py::test_b"]
     collection = [
         *(f"tests/schema/test_rules.py::test_{n}" for n in range(40)),
         *page,
