@@ -147,7 +147,7 @@ def _parts(path: Path, below: Path) -> tuple[Path, tuple[str, ...]]:
     return root, target.relative_to(root).parts
 
 
-def _open_folder(root: Path, parts: tuple[str, ...], shown: Path, *, create: bool) -> int:
+def _open_folder(root: Path, parts: tuple[str, ...], *, create: bool) -> int:
     """A descriptor of ``root/parts...``, every part opened without following a link
     (created when missing and ``create``); ``root`` itself is trusted as it stands."""
     if create:
@@ -158,25 +158,32 @@ def _open_folder(root: Path, parts: tuple[str, ...], shown: Path, *, create: boo
         for part in parts:
             walked = walked / part
             try:
-                child = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+                child = _open_child(fd, part, walked)
             except FileNotFoundError:
                 if not create:
                     raise
                 with contextlib.suppress(FileExistsError):  # made meanwhile: opened below
                     os.mkdir(part, 0o777, dir_fd=fd)
-                child = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
-            except OSError as error:
-                if error.errno in (errno.ENOTDIR, errno.ELOOP):
-                    mode = os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode
-                    why = _FOLDER_LINK if stat.S_ISLNK(mode) else "is not a folder; refused"
-                    raise _refuse(walked, why) from None
-                raise
+                # Anything swapped in since it was made is refused as above.
+                child = _open_child(fd, part, walked)
             os.close(fd)
             fd = child
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _open_child(fd: int, part: str, walked: Path) -> int:
+    """The folder ``part`` of the folder ``fd``, opened without following a link."""
+    try:
+        return os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+    except OSError as error:
+        if error.errno in (errno.ENOTDIR, errno.ELOOP):
+            mode = os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode
+            why = _FOLDER_LINK if stat.S_ISLNK(mode) else "is not a folder; refused"
+            raise _refuse(walked, why) from None
+        raise
 
 
 def _existing_mode(folder: int, name: str, path: Path) -> int | None:
@@ -198,7 +205,7 @@ def check_target(path: Path, below: Path) -> None:
     asks for each before it writes any. Nothing is created."""
     root, parts = _parts(path, below)
     try:
-        fd = _open_folder(root, parts[:-1], path, create=False)
+        fd = _open_folder(root, parts[:-1], create=False)
     except FileNotFoundError:
         return  # a missing folder is made by the write, as a real folder
     try:
@@ -212,7 +219,7 @@ def _replacing(path: Path, below: Path, *, new: bool) -> Iterator[tuple[int, str
     """The checked folder's descriptor and a fresh temporary name in it; on success the
     temporary file is renamed (``new``: linked) over ``path``, on failure removed."""
     root, parts = _parts(path, below)
-    folder = _open_folder(root, parts[:-1], path, create=True)
+    folder = _open_folder(root, parts[:-1], create=True)
     name = parts[-1]
     temporary = f".{name}.{secrets.token_hex(4)}.tmp"
     try:
@@ -294,7 +301,7 @@ def building(path: Path, below: Path) -> Iterator[Path]:
 def unlink(path: Path, below: Path) -> None:
     """Remove ``path``; a linked folder on the way, or a link in its place, is refused."""
     root, parts = _parts(path, below)
-    folder = _open_folder(root, parts[:-1], path, create=False)
+    folder = _open_folder(root, parts[:-1], create=False)
     try:
         _existing_mode(folder, parts[-1], path)
         os.unlink(parts[-1], dir_fd=folder)

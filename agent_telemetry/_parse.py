@@ -6,7 +6,7 @@ Parsers recurse once per level of nesting, and so does whatever walks what they 
 in a ``RecursionError`` traceback. Here a document nested deeper than ``MAX_NESTING``
 is refused with one line naming the file, whether the parser itself gave up (a
 ``RecursionError``) or returned it (TOML's dotted keys nest without recursing). The log
-reader (``warehouse._load_scan``) applies the same limit to each record, and counts a
+reader (``warehouse._reading.records``) applies the same limit to each record, and counts a
 deeper one as ``too_deep`` rather than failing the command.
 """
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/warehouse_floor.py [--lines N]
 
-The warehouse promises one judgement of every value (``warehouse/_judge.py``): ``preview``
+The warehouse promises one judgement of every value (``warehouse/_judging/python.py``): ``preview``
 shows a value exactly when ``check-logs`` calls it valid. This prints, on one generated
 file (``bench/warehouse.py``'s lines) in one process:
 
@@ -35,7 +35,7 @@ import orjson
 from warehouse import Times, clock, materialised, ours, since, write_lines
 
 from agent_telemetry.warehouse import Warehouse
-from agent_telemetry.warehouse._judge import (
+from agent_telemetry.warehouse._judging.python import (
     _NUMBER,
     INVALID,
     PAYLOAD_KINDS,

@@ -431,8 +431,8 @@ MODULE_WRITERS = {
 PATH_WRITERS = {"write_text", "write_bytes", "touch", "unlink", "symlink_to", "hardlink_to"}
 # Private scratch space nobody else can name (tempfile's 0600 files in 0700 folders).
 SCRATCH = {
-    "agent_telemetry/warehouse/_load.py": "the load's row spool, in a TemporaryDirectory",
-    "agent_telemetry/warehouse/_copies.py": "the duplicate check's spool, a TemporaryFile",
+    "agent_telemetry/warehouse/_loading/load.py": "the load's row spool, in a TemporaryDirectory",
+    "agent_telemetry/warehouse/_judging/copies.py": "the duplicate check's spool, a TemporaryFile",
 }
 
 

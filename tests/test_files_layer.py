@@ -187,3 +187,163 @@ def test_an_error_without_a_reason_is_named_by_its_type(
     assert _refusal(lambda: read_text(path)) == f"{path}: cannot be read (PermissionError)"
     monkeypatch.setattr(Path, "lstat", no_reason)
     assert _refusal(lambda: is_file(path)) == f"{path}: cannot be read (PermissionError)"
+
+
+def test_asking_whether_a_write_would_be_refused_creates_nothing(tmp_path: Path) -> None:
+    # init asks for every file before it writes any: a refused plan leaves no folder.
+    path = tmp_path / "telemetry" / "views" / "a.sql"
+    assert _files.check_target(path, tmp_path) is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_write_replaces_unless_told_new_and_new_never_replaces(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "approval.json"
+    _files.write_bytes(path, b"first", tmp_path)
+    _files.write_bytes(path, b"second", tmp_path)  # the default replaces
+    assert path.read_bytes() == b"second"
+    refused = f"{path}: exists; not overwritten"
+    assert _refusal(lambda: _files.write_bytes(path, b"third", tmp_path, new=True)) == refused
+    assert _refusal(lambda: write_text(path, "third", tmp_path, new=True)) == refused
+    assert path.read_bytes() == b"second"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["approval.json"]
+
+
+def test_a_private_write_is_0600_whatever_the_file_had(tmp_path: Path, umask: int) -> None:
+    # The analyzer's cache: its files are loaded as code, so nobody else may write them.
+    new = tmp_path / "new.wasm"
+    _files.write_bytes(new, b"code", tmp_path, private=True)
+    assert oct(new.stat().st_mode & 0o777) == oct(0o600)
+    replaced = tmp_path / "old.wasm"
+    replaced.write_bytes(b"old")
+    os.chmod(replaced, 0o666)
+    _files.write_bytes(replaced, b"code", tmp_path, private=True)
+    assert oct(replaced.stat().st_mode & 0o777) == oct(0o600)
+    assert replaced.read_bytes() == b"code"
+
+
+def test_unlink_removes_the_file_in_its_own_folder_and_makes_none(tmp_path: Path) -> None:
+    stale = tmp_path / "views" / "sharded" / "old_view.sql"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("SELECT 1\n", encoding="utf-8")
+    (tmp_path / "views" / "old_view.sql").write_text("kept\n", encoding="utf-8")
+    unlink(stale, tmp_path)
+    assert not stale.exists()
+    assert (tmp_path / "views" / "old_view.sql").read_text(encoding="utf-8") == "kept\n"
+    with pytest.raises(FileNotFoundError):
+        unlink(tmp_path / "gone" / "old_view.sql", tmp_path)
+    assert not (tmp_path / "gone").exists()
+
+
+def test_the_working_tree_is_the_nearest_folder_holding_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / "a" / "b").mkdir(parents=True)
+    (repo / ".git").write_text("gitdir: /elsewhere\n", encoding="utf-8")  # a worktree's
+    monkeypatch.chdir(repo / "a" / "b")
+    assert _files.working_tree() == repo
+    # Its folders are checked from its root, however deep the file is named from.
+    assert trusted_folder(repo / "views" / "v.sql") == repo
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    assert _files.working_tree() == plain
+
+
+def test_a_write_outside_its_trusted_folder_is_refused_by_name(tmp_path: Path) -> None:
+    trusted = tmp_path / "trusted"
+    trusted.mkdir()
+    outside = tmp_path / "other" / "v\x1b.sql"
+    assert _refusal(lambda: write_text(outside, "x", trusted)) == (
+        f"{tmp_path}/other/v\\x1b.sql: is not inside {trusted}; refused"
+    )
+    assert _refusal(lambda: write_text(trusted, "x", trusted)) == (
+        f"{trusted}: is not inside {trusted}; refused"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trusted"]
+    assert list(trusted.iterdir()) == []
+
+
+def test_a_named_folder_that_does_not_exist_yet_is_made_with_its_parents(
+    tmp_path: Path,
+) -> None:
+    # `report --html out/site/page.html`: the folder named is trusted, and made.
+    page = tmp_path / "out" / "site" / "page.html"
+    write_text(page, "<p>", page.parent)
+    assert page.read_text(encoding="utf-8") == "<p>"
+
+
+def test_a_trusted_folder_that_is_a_file_is_named_in_the_error(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "out"
+    not_a_folder.write_text("a file", encoding="utf-8")
+    for call in (
+        lambda: _files.check_target(not_a_folder / "v.sql", not_a_folder),
+        lambda: unlink(not_a_folder / "v.sql", not_a_folder),
+    ):
+        with pytest.raises(NotADirectoryError) as caught:
+            call()
+        assert caught.value.filename == str(not_a_folder)
+    assert not_a_folder.read_text(encoding="utf-8") == "a file"
+
+
+def test_a_file_where_a_folder_should_be_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "views").write_text("a file", encoding="utf-8")
+    refused = f"{tmp_path}/views: is not a folder; refused"
+    for call in (
+        lambda: write_text(tmp_path / "views" / "v.sql", "x", tmp_path),
+        lambda: write_text(tmp_path / "views" / "deeper" / "v.sql", "x", tmp_path),
+        lambda: _files.check_target(tmp_path / "views" / "v.sql", tmp_path),
+        lambda: unlink(tmp_path / "views" / "v.sql", tmp_path),
+    ):
+        assert _refusal(call) == refused
+    assert (tmp_path / "views").read_text(encoding="utf-8") == "a file"
+
+
+def test_folders_made_on_the_way_get_the_umask_mode(tmp_path: Path, umask: int) -> None:
+    write_text(tmp_path / "a" / "b" / "v.sql", "x", tmp_path)
+    for folder in (tmp_path / "a", tmp_path / "a" / "b"):
+        assert oct(folder.stat().st_mode & 0o7777) == oct(0o777 & ~umask)
+
+
+def test_a_folder_made_meanwhile_by_another_process_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two builds at once: the folder was missing when opened, and there when made.
+    real_mkdir = os.mkdir
+
+    def made_meanwhile(path: str, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        real_mkdir(path, mode, dir_fd=dir_fd)
+        raise FileExistsError(17, "File exists")
+
+    monkeypatch.setattr(os, "mkdir", made_meanwhile)
+    write_text(tmp_path / "views" / "v.sql", "x", tmp_path)
+    assert (tmp_path / "views" / "v.sql").read_text(encoding="utf-8") == "x"
+
+
+@pytest.mark.parametrize(
+    ("swapped_in", "why"),
+    [
+        ("link", "is a symbolic link to a folder; refused (nothing is written through one)"),
+        ("file", "is not a folder; refused"),
+    ],
+)
+def test_a_folder_swapped_for_a_link_or_a_file_as_it_is_made_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swapped_in: str, why: str
+) -> None:
+    # The race: the folder was missing when first opened; between making it and opening
+    # it, something else is put there. It is refused as the first open refuses it.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    trusted = tmp_path / "repo"
+    trusted.mkdir()
+
+    def swapped(path: str, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        if swapped_in == "link":
+            os.symlink(outside, path, dir_fd=dir_fd)
+        else:
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, dir_fd=dir_fd))
+
+    monkeypatch.setattr(os, "mkdir", swapped)
+    message = _refusal(lambda: write_text(trusted / "views" / "v.sql", "x", trusted))
+    assert message == f"{trusted}/views: {why}"
+    assert list(outside.iterdir()) == []

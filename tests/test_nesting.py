@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from agent_telemetry._parse import MAX_NESTING, depth_exceeds
+from agent_telemetry._parse import MAX_NESTING, depth_exceeds, json_document, toml_document
 from agent_telemetry.cli import main
 from tests.service import copy_service
 
@@ -192,7 +193,7 @@ def test_the_depth_walk_counts_levels_and_stops_past_the_limit() -> None:
 # Whole-file parsers outside the door, and why each is allowed: none but the log reader,
 # which judges one record at a time against the same limit.
 PARSE_CALL = re.compile(r"\b(?:json\.loads?|tomllib\.loads?|orjson\.loads)\(")
-ALLOWED = {"_parse.py", "warehouse/_load_scan.py"}
+ALLOWED = {"_parse.py", "warehouse/_reading/records.py"}
 
 
 def test_no_document_is_parsed_outside_the_door() -> None:
@@ -203,3 +204,79 @@ def test_no_document_is_parsed_outside_the_door() -> None:
         if PARSE_CALL.search(path.read_text(encoding="utf-8"))
     }
     assert callers == ALLOWED
+
+
+# --- the door itself, in-process: what it returns, and the refusal word for word ---------
+
+
+class Refused(Exception):
+    """The caller's own error class: the door raises whatever the caller names."""
+
+
+def _nested(depth: int) -> str:
+    """JSON (and TOML value) text nesting ``depth`` levels: ``[[...]]``."""
+    return _arrays(depth)
+
+
+def test_the_door_returns_what_the_parser_read() -> None:
+    assert json_document('{"a": [1, {"b": null}]}', "a.json", Refused) == {"a": [1, {"b": None}]}
+    assert json_document("7", "a.json", Refused) == 7
+    assert toml_document('a = [1, {b = "c"}]\n[t.u]\nv = 2\n', "a.toml", Refused) == {
+        "a": [1, {"b": "c"}],
+        "t": {"u": {"v": 2}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("parse", "text"),
+    [
+        (json_document, _nested(MAX_NESTING)),
+        (toml_document, f"a = {_nested(MAX_NESTING - 1)}\n"),  # the table is one level
+        (toml_document, "[" + ".".join(["a"] * (MAX_NESTING - 1)) + "]\n"),
+    ],
+    ids=["json", "toml_arrays", "toml_dotted_key"],
+)
+def test_a_document_exactly_at_the_limit_is_read(
+    parse: Callable[[str, str, Callable[[str], Exception]], object], text: str
+) -> None:
+    value = parse(text, "doc", Refused)
+    assert not depth_exceeds(value)
+    assert depth_exceeds(value, MAX_NESTING - 1)
+
+
+@pytest.mark.parametrize(
+    ("parse", "text"),
+    [
+        (json_document, _nested(MAX_NESTING + 1)),  # parsed, then refused
+        (json_document, _nested(DEEP)),  # the parser itself gives up
+        (toml_document, f"a = {_nested(MAX_NESTING)}\n"),
+        (toml_document, f"a = {_nested(DEEP)}\n"),
+        (toml_document, "[" + ".".join(["a"] * MAX_NESTING) + "]\n"),  # parsed, then refused
+        (toml_document, "[" + ".".join(["a"] * (MAX_NESTING + 1)) + "]\n"),  # never parsed
+        (toml_document, "x.y = 1\n" + " . ".join(['"q"'] * DEEP) + " = 1\n"),  # quoted parts
+    ],
+    ids=[
+        "json_past",
+        "json_recursion",
+        "toml_past",
+        "toml_recursion",
+        "dotted_past",
+        "dotted_key_refused_unparsed",
+        "dotted_quoted",
+    ],
+)
+def test_a_document_past_the_limit_is_refused_in_the_callers_words(
+    parse: Callable[[str, str, Callable[[str], Exception]], object], text: str
+) -> None:
+    with pytest.raises(Refused) as caught:
+        parse(text, "base:telemetry.toml", Refused)
+    assert str(caught.value) == f"base:telemetry.toml: nested deeper than {MAX_NESTING} levels"
+    # No RecursionError traceback chained under the line.
+    assert caught.value.__context__ is None or caught.value.__suppress_context__
+
+
+def test_a_syntax_error_is_left_to_the_caller_to_word() -> None:
+    with pytest.raises(json.JSONDecodeError):
+        json_document("{", "a.json", Refused)
+    with pytest.raises(tomllib.TOMLDecodeError):
+        toml_document("a = [", "a.toml", Refused)

@@ -69,7 +69,11 @@ def read_baseline(ref: str, project: Project) -> Baseline:
         # Through the parsing door: the base is as untrusted as the head (nesting limit).
         data = toml_document(text, clean(origin), ConfigError)
         setting = parse_config(data, origin=clean(origin)).catalogue
-    except (tomllib.TOMLDecodeError, ConfigError) as exc:
+    except tomllib.TOMLDecodeError as exc:
+        # Named as load_config names the head's: the file, then line and column.
+        problem = f"{clean(origin)}: not valid TOML ({exc})"
+        raise BaselineError(f"the base's {CONFIG_NAME} does not read ({problem})") from None
+    except ConfigError as exc:
         raise BaselineError(f"the base's {CONFIG_NAME} does not read ({exc})") from None
     if setting is None:
         return _package_lock(ref, commit, root)

@@ -1,5 +1,5 @@
 """How a value written as text is read as a number: shared by the JSON layout's views and
-the one judgement (``warehouse/_judge.py``), so both accept exactly the same strings; and
+the one judgement (``warehouse/_judging/python.py``), so both accept exactly the same strings; and
 the precision grid's SQL every SQL judge shares."""
 
 from __future__ import annotations

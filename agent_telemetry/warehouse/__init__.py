@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 from agent_telemetry._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from agent_telemetry.warehouse._checklogs import LogCheckReport, check_logs
-    from agent_telemetry.warehouse._checklogs_render import render_rare
-    from agent_telemetry.warehouse._rare import RareCombinations
-    from agent_telemetry.warehouse._source import LoadError
+    from agent_telemetry.warehouse._checking.check_logs import LogCheckReport, check_logs
+    from agent_telemetry.warehouse._checking.rare import RareCombinations
+    from agent_telemetry.warehouse._checking.render import render_rare
+    from agent_telemetry.warehouse._reading.source import LoadError
     from agent_telemetry.warehouse._warehouse import (
         SINK_TABLE,
         FileLoad,
@@ -39,11 +39,11 @@ if TYPE_CHECKING:
 
 # check-logs needs neither duckdb nor sqlglot: each name loads its own module on first use.
 _LAZY = {
-    "LogCheckReport": "_checklogs",
-    "check_logs": "_checklogs",
-    "RareCombinations": "_rare",  # check-logs' rare combinations, also on the report page
-    "render_rare": "_checklogs_render",  # and as check-logs prints them (the demo too)
-    "LoadError": "_source",  # what both commands raise for a file they cannot read
+    "LogCheckReport": "_checking.check_logs",
+    "check_logs": "_checking.check_logs",
+    "RareCombinations": "_checking.rare",  # check-logs' rare combinations, also on the report page
+    "render_rare": "_checking.render",  # and as check-logs prints them (the demo too)
+    "LoadError": "_reading.source",  # what both commands raise for a file they cannot read
     **dict.fromkeys(
         (
             "SINK_TABLE",

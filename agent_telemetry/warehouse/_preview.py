@@ -19,7 +19,7 @@ from agent_telemetry._text import markup, rich_text
 from agent_telemetry.schema import FieldSpec, event_spec
 from agent_telemetry.schema.envelope import NOT_A_FIELD
 from agent_telemetry.views import LANE_VIEW
-from agent_telemetry.warehouse._duckdb_types import quote_identifier
+from agent_telemetry.warehouse._sink.duckdb_types import quote_identifier
 
 if TYPE_CHECKING:
     from rich.console import Console

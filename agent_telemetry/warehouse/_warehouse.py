@@ -24,14 +24,13 @@ import duckdb
 
 from agent_telemetry.schema.catalogue import Catalogue, default_catalogue
 from agent_telemetry.views import TableField, event_payload_keys, sink_fields
-from agent_telemetry.warehouse._duckdb_types import table_fields
-from agent_telemetry.warehouse._duckdb_views import (
+from agent_telemetry.warehouse._duckdb_views.transpile import (
     TranspileError,
     create_duckdb_views,
     duckdb_query,
 )
-from agent_telemetry.warehouse._judge import payload_kinds
-from agent_telemetry.warehouse._load import (
+from agent_telemetry.warehouse._judging.python import payload_kinds
+from agent_telemetry.warehouse._loading.load import (
     SINK_TABLE,
     FileLoad,
     LoadError,
@@ -39,9 +38,10 @@ from agent_telemetry.warehouse._load import (
     default_sink_fields,
     load_logs,
 )
-from agent_telemetry.warehouse._load_progress import LoadProgress
-from agent_telemetry.warehouse._load_sql import PAYLOAD, SinkColumns
-from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Limits
+from agent_telemetry.warehouse._loading.progress import LoadProgress
+from agent_telemetry.warehouse._reading.source import DEFAULT_LIMITS, Limits
+from agent_telemetry.warehouse._sink.duckdb_types import table_fields
+from agent_telemetry.warehouse._sink.table import PAYLOAD, SinkColumns
 
 if TYPE_CHECKING:
     from agent_telemetry.config import DeploymentConfig, Layout

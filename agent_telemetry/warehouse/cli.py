@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
     from agent_telemetry.config import DeploymentConfig
     from agent_telemetry.schema.catalogue import Catalogue
-    from agent_telemetry.warehouse._load import LoadReport
-    from agent_telemetry.warehouse._source import Limits
+    from agent_telemetry.warehouse._loading.load import LoadReport
+    from agent_telemetry.warehouse._reading.source import Limits
 
 # DuckDB's file header (MainHeader): a uint64 checksum, then the magic bytes.
 DUCKDB_MAGIC_OFFSET = 8
@@ -44,7 +44,7 @@ LOGS = click.argument(
 
 def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
     """--max-decompressed and --max-ratio: how far a gzip file may expand."""
-    from agent_telemetry.warehouse._source import DEFAULT_LIMITS
+    from agent_telemetry.warehouse._reading.source import DEFAULT_LIMITS
 
     command = click.option(
         "--max-ratio",
@@ -66,7 +66,7 @@ def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def _limits(max_decompressed: int, max_ratio: int) -> Limits:
-    from agent_telemetry.warehouse._source import Limits
+    from agent_telemetry.warehouse._reading.source import Limits
 
     return Limits(max_bytes=max_decompressed << 20, max_ratio=max_ratio)
 
@@ -115,7 +115,7 @@ def render_load_report(report: LoadReport, console: Console) -> None:
                 soft_wrap=True,
                 highlight=False,
             )
-    from agent_telemetry.warehouse._checklogs_render import print_input_warnings
+    from agent_telemetry.warehouse._checking.render import print_input_warnings
 
     print_input_warnings(
         console, report.repeated, [(f.path, f.stopped or "") for f in report.stopped]
@@ -209,7 +209,7 @@ def preview(
     """
     from agent_telemetry.errors import AgentTelemetryError
     from agent_telemetry.warehouse import LoadError, Warehouse
-    from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
+    from agent_telemetry.warehouse._loading.progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._preview import render_preview, summarize
 
     console = Console()
@@ -295,7 +295,7 @@ def query_command(
     """
     from agent_telemetry.errors import AgentTelemetryError
     from agent_telemetry.warehouse._query import QueryError, query_database, query_logs
-    from agent_telemetry.warehouse._source import LoadError
+    from agent_telemetry.warehouse._reading.source import LoadError
     from agent_telemetry.warehouse.results import print_table, to_csv, to_json, to_markdown
 
     if (db is None) == (not logs):
@@ -383,10 +383,10 @@ def check_logs_command(
     A file named twice is read once, with a warning. Unknown event names and
     reasons the emitter never writes are counted, never shown.
     """
-    from agent_telemetry.warehouse._checklogs import check_logs
-    from agent_telemetry.warehouse._checklogs_render import render_json, render_text
-    from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
-    from agent_telemetry.warehouse._source import LoadError
+    from agent_telemetry.warehouse._checking.check_logs import check_logs
+    from agent_telemetry.warehouse._checking.render import render_json, render_text
+    from agent_telemetry.warehouse._loading.progress import RichLoadProgress, wants_bar
+    from agent_telemetry.warehouse._reading.source import LoadError
 
     catalogue, k = _catalogue_and_k(config, k)
     limits = _limits(max_decompressed, max_ratio)
@@ -452,7 +452,7 @@ def _catalogue_and_k(config: Path | None, k: int | None) -> tuple[Catalogue, int
     from agent_telemetry.config import ConfigError
     from agent_telemetry.project import find_config, resolve_project
     from agent_telemetry.schema.catalogue import CatalogueError, default_catalogue
-    from agent_telemetry.warehouse._rare import DEFAULT_K
+    from agent_telemetry.warehouse._checking.rare import DEFAULT_K
 
     path = config or find_config(Path.cwd())
     if path is None:

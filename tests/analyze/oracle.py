@@ -6,7 +6,7 @@ An entry is a Log Analytics ``_AllLogs`` row: its payload as JSON text (any JSON
 corpus writes), timestamp and insert id. The same entries become:
 
 - DuckDB: one JSON-lines file of ``_AllLogs`` rows, loaded by ``Warehouse.load`` (the
-  one judgement, ``warehouse/_judge.py``), the views as ``preview`` creates them;
+  one judgement, ``warehouse/_judging/python.py``), the views as ``preview`` creates them;
 - ``analytics``: ``_AllLogs`` rows, ``json_payload`` the payload's JSON as written;
 - ``partitioned`` and ``sharded``: sink rows whose ``jsonPayload`` is typed as the sink
   schema allows: a value already of the column's type is kept as it is (an INT64 column
@@ -30,7 +30,7 @@ from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.views import ViewDefinition, generate_views
 from agent_telemetry.views._sink import SHARD_COLUMN
 from agent_telemetry.warehouse import Warehouse
-from agent_telemetry.warehouse._judge import INVALID, PAYLOAD_KINDS, READERS
+from agent_telemetry.warehouse._judging.python import INVALID, PAYLOAD_KINDS, READERS
 
 LOG_ID = "run.googleapis.com/stdout"
 _INT64 = (-(2**63), 2**63 - 1)

@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from agent_telemetry.config import LAYOUTS, DeploymentConfig, Layout
-from agent_telemetry.warehouse._copies import rank_key
-from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, SinkPayload
-from agent_telemetry.warehouse._load_scan import Shape, Telemetry
+from agent_telemetry.warehouse._judging.copies import rank_key
+from agent_telemetry.warehouse._judging.python import PAYLOAD_KINDS, SinkPayload
+from agent_telemetry.warehouse._reading.records import Shape, Telemetry
 from tests.analyze import oracle_corpus
 from tests.analyze.oracle import Entry, Local, differences, duckdb, googlesql, layout_views
 
@@ -173,7 +173,7 @@ def test_random_entries_answer_alike(
 
 
 def _kept_by_check_logs(entries: list[Entry]) -> dict[datetime, dict[str, object]]:
-    """The payload check-logs keeps of each entry (``warehouse/_copies.py``'s rule)."""
+    """The payload check-logs keeps of each entry (``warehouse/_judging/copies.py``'s rule)."""
     judge = SinkPayload(frozenset(PAYLOAD_KINDS))
     kept: dict[datetime, tuple[Any, dict[str, object]]] = {}
     for entry in entries:

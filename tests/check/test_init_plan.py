@@ -113,3 +113,129 @@ def test_write_writes_utf8_and_never_over_a_file_made_meanwhile(tmp_path: Path) 
         write(planned)
     assert str(caught.value) == f"{tmp_path / 'telemetry.toml'}: exists; not overwritten"
     assert (tmp_path / "telemetry.toml").read_text(encoding="utf-8") == "mine"
+
+
+CHECK = "`agent-telemetry check`"
+TO_EDIT = (
+    "set the [source] and [target] project and dataset in telemetry.toml, run "
+    f"`agent-telemetry views build` (the views name them), commit everything and run {CHECK}"
+)
+ADD_CONFIGURE = 'add `configure(catalogue="shop.telemetry")` where shop starts; '
+PYTEST_PATH = (
+    'make sure pytest imports the package (`pythonpath = ["."]` in [tool.pytest.ini_options]); '
+)
+
+
+@pytest.mark.parametrize(
+    ("kept", "where", "line"),
+    [
+        ((), None, f"next: {TO_EDIT}"),
+        ((), ("acme-shop-prod", "shop_logs"), f"next: commit everything and run {CHECK}"),
+        (("shop/__init__.py",), None, f"next: {ADD_CONFIGURE}{TO_EDIT}"),
+        (("pyproject.toml",), None, f"next: {PYTEST_PATH}{TO_EDIT}"),
+        (
+            ("shop/__init__.py", "pyproject.toml"),
+            ("acme-shop-prod", "shop_logs"),
+            f"next: {ADD_CONFIGURE}{PYTEST_PATH}commit everything and run {CHECK}",
+        ),
+    ],
+    ids=["fresh", "placed", "kept_init", "kept_pyproject", "both_kept_placed"],
+)
+def test_the_next_step_line_says_what_is_left_to_do(
+    tmp_path: Path, kept: tuple[str, ...], where: tuple[str, str] | None, line: str
+) -> None:
+    for name in kept:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("# the service's own\n")
+    project, dataset = where or (None, None)
+    planned = plan(tmp_path, "shop", project=project, dataset=dataset)
+    assert planned.next_steps() == line
+    assert planned.kept == tuple(tmp_path / name for name in kept)
+
+
+@pytest.mark.parametrize(
+    ("project", "dataset", "source"),
+    [
+        (None, None, ("my-gcp-project", "service_logs")),
+        ("acme-shop-prod", None, ("acme-shop-prod", "service_logs")),
+        (None, "shop_logs", ("my-gcp-project", "shop_logs")),
+        ("acme-shop-prod", "shop_logs", ("acme-shop-prod", "shop_logs")),
+    ],
+    ids=["neither", "project_only", "dataset_only", "both"],
+)
+def test_the_source_given_goes_into_telemetry_toml_and_only_both_need_no_edit(
+    tmp_path: Path, project: str | None, dataset: str | None, source: tuple[str, str]
+) -> None:
+    planned = plan(tmp_path, "shop", project=project, dataset=dataset)
+    toml = planned.files[tmp_path / "telemetry.toml"]
+    source_table = toml.split("[source]\n")[1].split("\n\n")[0]
+    assert source_table == (
+        f'project = "{source[0]}"\ndataset = "{source[1]}"\nlayout = "partitioned"'
+    )
+    target_table = toml.split("[target]\n")[1]
+    assert target_table == f'project = "{source[0]}"\ndataset = "shop_telemetry"\n'
+    placed = project is not None and dataset is not None
+    assert planned.placed is placed
+    edit = "replace with your own, then run\n# `agent-telemetry views build`"
+    assert (edit in toml) is not placed
+    assert ("([source]) and where the views go ([target])." in toml) is placed
+
+
+@pytest.mark.parametrize(
+    ("project", "dataset", "message"),
+    [
+        (
+            "SECRET-project",
+            None,
+            "--project: not a Google Cloud project id: 6-30 lowercase letters, digits or "
+            "hyphens, starting with a letter (optionally 'domain:' first)",
+        ),
+        (
+            None,
+            "SECRET-dataset",
+            "--dataset: not a BigQuery name: letters, digits and underscores, at most 1024",
+        ),
+        (
+            "acme-shop-prod",
+            "SECRET-dataset",
+            "--dataset: not a BigQuery name: letters, digits and underscores, at most 1024",
+        ),
+        # A dataset name that is a fine project id, and the reverse: each is checked by
+        # its own rule.
+        (
+            "shop_logs",
+            "acme-shop-prod",
+            "--project: not a Google Cloud project id: 6-30 "
+            "lowercase letters, digits or hyphens, starting with a letter (optionally "
+            "'domain:' first)",
+        ),
+    ],
+)
+def test_a_bad_source_is_refused_by_option_and_rule_never_by_value(
+    tmp_path: Path, project: str | None, dataset: str | None, message: str
+) -> None:
+    with pytest.raises(InitError) as caught:
+        plan(tmp_path, "shop", project=project, dataset=dataset)
+    assert str(caught.value) == message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_pyproject_names_the_package(tmp_path: Path) -> None:
+    text = plan(tmp_path, "shop").files[tmp_path / "pyproject.toml"]
+    assert text.startswith('[project]\nname = "shop"\n')
+
+
+@pytest.mark.parametrize("points_to", ["folder", "file"])
+def test_a_linked_views_folder_refuses_the_whole_run(tmp_path: Path, points_to: str) -> None:
+    outside = tmp_path / "outside"
+    repo = tmp_path / "repo"
+    (repo / "telemetry").mkdir(parents=True)
+    if points_to == "folder":
+        outside.mkdir()
+    else:
+        outside.write_text("not yours")
+    (repo / "telemetry" / "views").symlink_to(outside)
+    with pytest.raises(FileRefusedError) as caught:
+        plan(repo, "shop")
+    assert str(caught.value).startswith(f"{repo}/telemetry/views: is a symbolic link")
+    assert sorted(p.name for p in repo.iterdir()) == ["telemetry"]

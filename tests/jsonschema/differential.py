@@ -20,8 +20,8 @@ import jsonschema
 from agent_telemetry.schema.catalogue import Catalogue
 from agent_telemetry.schema.envelope import NOT_A_FIELD
 from agent_telemetry.warehouse import check_logs
-from agent_telemetry.warehouse._judge import Coercion
-from agent_telemetry.warehouse._load_scan import Shape, _record
+from agent_telemetry.warehouse._judging.python import Coercion
+from agent_telemetry.warehouse._reading.records import Shape, _record
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / "examples" / "typescript"  # package.json: ajv, ajv-formats (make test)

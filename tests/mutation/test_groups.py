@@ -29,7 +29,7 @@ def test_the_new_modules_have_groups_of_their_own_in_the_default_run() -> None:
         ("agent_telemetry/_files.py", "files"),
         ("agent_telemetry/check/_init.py", "check-init"),
         ("agent_telemetry/schema/lock.py", "capacity"),
-        ("agent_telemetry/warehouse/_copies.py", "warehouse-copies"),
+        ("agent_telemetry/warehouse/_judging/copies.py", "warehouse-copies"),
         ("agent_telemetry/views/_lanes.py", "lanes"),
         ("agent_telemetry/report/charts.py", "report"),
     ):

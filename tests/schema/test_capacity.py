@@ -26,7 +26,7 @@ from agent_telemetry.schema.capacity import (
     tenths,
 )
 from agent_telemetry.schema.lock import build_lock
-from agent_telemetry.schema.spec import EventSpec
+from agent_telemetry.schema.spec import EventSpec, FieldSpec
 from tests.schema.attacks import define, event
 
 
@@ -167,6 +167,21 @@ def test_rounded_values_are_counted_exactly(ge: int, width: int, digits: int) ->
 
 def test_no_precision_counts_every_value() -> None:
     assert rounded_values(-5, 5, None) == 11
+
+
+@pytest.mark.parametrize(
+    ("ge", "le", "values"),
+    [(-1, 1, 3), (-1, 0, 2), (0, 1, 2), (-2, -1, 2), (-9, 1, 11), (-1, 9, 11)],
+)
+def test_bounds_around_zero_count_zero_once(ge: int, le: int, values: int) -> None:
+    assert rounded_values(ge, le, 2) == values
+
+
+def test_an_int_of_one_value_has_a_domain_of_one() -> None:
+    one = FieldSpec("mode", "int", True, "The only mode.", ge=5, le=5)
+    assert domain_values(one) == 1
+    with pytest.raises(ValueError, match=r"^mode: an int without bounds has no capacity$"):
+        domain_values(dataclasses.replace(one, ge=6))
 
 
 def test_an_event_of_exactly_64_bits_is_accepted_and_one_bit_more_is_not() -> None:

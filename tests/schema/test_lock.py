@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from agent_telemetry.schema.lock import (
     load_lock,
     lock_lines,
     parse_lock,
+    read_lock,
 )
 from tests.schema.copies import copy_model, lock_of, real_lock_data, registry_with
 
@@ -107,3 +109,92 @@ def test_the_lock_is_plain_json_with_string_versions() -> None:
     assert data["lock_format"] == 1
     assert list(data["events"]) == sorted(data["events"])
     assert all(list(versions) == ["1"] for versions in data["events"].values())
+
+
+# --- what the lock keeps of a spec, and how it reads and writes ------------------------
+
+
+def test_a_locked_version_reads_back_as_its_spec_without_descriptions() -> None:
+    # The compat rules and the plan recount capacity from the lock: the spec it gives
+    # back is the version's own, less the texts (kept as hashes or not at all).
+    for spec in version_catalogue():
+        entry = build_lock([spec]).events[spec.name][spec.schema_version]
+        assert entry.spec(spec.name, spec.schema_version) == dataclasses.replace(
+            spec,
+            description="",
+            reviews=(),
+            fields=tuple(
+                dataclasses.replace(
+                    f,
+                    description="",
+                    waiver=None,
+                    name_review=None,
+                    members=tuple(sorted(f.members)),  # the lock keeps them sorted
+                )
+                for f in spec.fields
+            ),
+        )
+
+
+def _reviewed_spec() -> object:
+    from agent_telemetry.schema.spec import EventSpec, FieldSpec
+
+    field = FieldSpec(
+        "bytes_read",
+        "int",
+        True,
+        "Bytes read.",
+        ge=0,
+        le=10**9,
+        waiver="reviewed in issue 12: naïve sizes",
+        name_review="a size, not an identifier",
+        precision=3,
+    )
+    return EventSpec("reviewed_event", 1, "An event.", (field,))
+
+
+def test_reviewed_exceptions_are_recorded_and_written_ascii_only() -> None:
+    lock = build_lock([_reviewed_spec()])  # type: ignore[list-item]
+    (field,) = lock.events["reviewed_event"][1].fields
+    assert field.cardinality_waiver == "reviewed in issue 12: naïve sizes"
+    assert field.name_review == "a size, not an identifier"
+    text = dump_lock(lock)
+    assert text.isascii()
+    written = json.loads(text)["events"]["reviewed_event"]["1"]["fields"][0]
+    assert written["cardinality_waiver"] == "reviewed in issue 12: naïve sizes"
+    assert written["name_review"] == "a size, not an identifier"
+    assert (written["ge"], written["le"], written["precision"]) == (0, 10**9, 3)
+    assert load_lock(text) == lock
+
+
+def test_a_lock_with_one_bound_keeps_it_when_written_again() -> None:
+    # A hand-made lock: nothing it holds is lost by reading it and writing it back.
+    data = json.loads(dump_lock(build_lock([_reviewed_spec()])))  # type: ignore[list-item]
+    del data["events"]["reviewed_event"]["1"]["fields"][0]["le"]
+    again = json.loads(dump_lock(load_lock(json.dumps(data))))
+    field = again["events"]["reviewed_event"]["1"]["fields"][0]
+    assert (field["ge"], field["le"]) == (0, None)
+
+
+def test_a_lock_that_does_not_read_is_named_by_its_file(tmp_path: Path) -> None:
+    top = "not a schema lock: the top level is not an object"
+    with pytest.raises(LockFormatError) as unnamed:
+        load_lock("[]")
+    assert str(unnamed.value) == f"schema.lock.json: {top}"
+    with pytest.raises(LockFormatError) as deep:
+        load_lock("[" * 200 + "]" * 200, "base:telemetry/schema.lock.json")
+    assert str(deep.value) == "base:telemetry/schema.lock.json: nested deeper than 128 levels"
+    path = tmp_path / "sch\x1bema.lock.json"
+    path.write_text("[]", encoding="utf-8")
+    with pytest.raises(LockFormatError) as named:
+        read_lock(path)
+    assert str(named.value) == f"{tmp_path}/sch\\x1bema.lock.json: {top}"
+
+
+def test_lines_outside_an_event_are_not_mapped() -> None:
+    text = (
+        '      "1": {\n            "name": "x",\n'  # before any event
+        '    "ev": {\n            "name": "y",\n'  # an event's, before any version
+        '      "2": {\n            "name": "z",\n'
+    )
+    assert lock_lines(text) == {("ev", None, None): 3, ("ev", 2, None): 5, ("ev", 2, "z"): 6}

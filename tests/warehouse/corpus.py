@@ -27,8 +27,8 @@ from typing import Any
 
 from agent_telemetry.schema import EventSpec, FieldSpec, catalogue
 from agent_telemetry.schema.capacity import round_significant
-from agent_telemetry.warehouse._load_scan import MAX_DEPTH
-from agent_telemetry.warehouse._source import MAX_RECORD
+from agent_telemetry.warehouse._reading.records import MAX_DEPTH
+from agent_telemetry.warehouse._reading.source import MAX_RECORD
 
 SPECS = {spec.name: spec for spec in catalogue()}
 START = datetime(2026, 5, 9, 7, 0, tzinfo=UTC)

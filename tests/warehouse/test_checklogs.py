@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from agent_telemetry.cli import main
 from agent_telemetry.warehouse import check_logs
-from agent_telemetry.warehouse._checklogs import NOT_A_FIELD, OTHER_NAME, UNKNOWN_KEY
+from agent_telemetry.warehouse._checking.check_logs import NOT_A_FIELD, OTHER_NAME, UNKNOWN_KEY
 from tests.warehouse.lines import entry, line, write_lines
 
 
@@ -218,7 +218,7 @@ def test_check_logs_needs_no_duckdb_or_sqlglot() -> None:
     import sys
 
     code = (
-        "import sys, agent_telemetry.warehouse._checklogs_render\n"
+        "import sys, agent_telemetry.warehouse._checking.render\n"
         "print([m for m in ('duckdb', 'sqlglot', 'jinja2') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

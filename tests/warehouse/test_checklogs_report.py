@@ -13,7 +13,7 @@ from agent_telemetry.cli import main
 from agent_telemetry.schema import ProviderStatus
 from agent_telemetry.schema.versions import version_registry
 from agent_telemetry.warehouse import check_logs
-from agent_telemetry.warehouse._checklogs import LINE_RULES, OTHER_NAME
+from agent_telemetry.warehouse._checking.check_logs import LINE_RULES, OTHER_NAME
 from tests.warehouse.lines import entry, line, write_lines
 
 # One event only, so the whole report fits in one assertion.

@@ -1,7 +1,7 @@
 """``check-logs`` gives the same report with its SQL path on and off.
 
 With ``fast`` on, the lines the SQL judge finds clean are only counted in SQL
-(``_checklogs_fast``) and every other line is checked by Python; off, Python checks
+(``_checking.fast``) and every other line is checked by Python; off, Python checks
 every line. Over the hostile corpora of the load's two paths (two_paths_corpus.py and
 the 17 files of corpus.py), alone and all together (duplicates across files), with and
 without ``--strict-types``, the whole report must be equal: counts, violations by field
@@ -21,11 +21,11 @@ import pytest
 
 from agent_telemetry.schema import EVENT_VERSIONS, event_spec
 from agent_telemetry.schema.versions import current_models
-from agent_telemetry.warehouse._checklogs import check_logs
-from agent_telemetry.warehouse._checklogs_fast import FastCheck
-from agent_telemetry.warehouse._load import load_logs
-from agent_telemetry.warehouse._load_fast import SQL_FROM, FastJudge, worth_sql
-from agent_telemetry.warehouse._source import DEFAULT_LIMITS, LogInput
+from agent_telemetry.warehouse._checking.check_logs import check_logs
+from agent_telemetry.warehouse._checking.fast import FastCheck
+from agent_telemetry.warehouse._loading.fast import SQL_FROM, FastJudge, worth_sql
+from agent_telemetry.warehouse._loading.load import load_logs
+from agent_telemetry.warehouse._reading.source import DEFAULT_LIMITS, LogInput
 from tests.warehouse.corpus import corpus
 from tests.warehouse.lines import entry
 from tests.warehouse.test_two_paths import FILES

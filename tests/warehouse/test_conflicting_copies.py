@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from agent_telemetry.cli import main
 from agent_telemetry.views import QUALITY_VIEW
 from agent_telemetry.warehouse import Warehouse, check_logs
-from agent_telemetry.warehouse._copies import rank_key
-from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, SinkPayload
-from agent_telemetry.warehouse._load_scan import telemetry_of
+from agent_telemetry.warehouse._judging.copies import rank_key
+from agent_telemetry.warehouse._judging.python import PAYLOAD_KINDS, SinkPayload
+from agent_telemetry.warehouse._reading.records import telemetry_of
 from tests.warehouse.lines import entry
 
 STAMP = "2026-05-09T07:35:25.123456Z"

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from agent_telemetry.warehouse import check_logs
-from agent_telemetry.warehouse._load import load_logs
+from agent_telemetry.warehouse._loading.load import load_logs
 from tests.warehouse.lines import TIME, entry, line, write_lines
 
 

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from agent_telemetry.cli import main
 from agent_telemetry.warehouse import Warehouse, check_logs
-from agent_telemetry.warehouse._load_scan import iter_records
-from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Limits, LogInput
+from agent_telemetry.warehouse._reading.records import iter_records
+from agent_telemetry.warehouse._reading.source import DEFAULT_LIMITS, Limits, LogInput
 from tests.warehouse.lines import line
 
 MIB = 1 << 20

@@ -17,8 +17,8 @@ from agent_telemetry.schema import catalogue
 from agent_telemetry.schema.envelope import NOT_A_FIELD
 from agent_telemetry.views import QUALITY_VIEW
 from agent_telemetry.warehouse import FileLoad, Warehouse, check_logs
-from agent_telemetry.warehouse._checklogs import FileCheck, LogCheckReport
-from agent_telemetry.warehouse._duckdb_types import quote_identifier
+from agent_telemetry.warehouse._checking.check_logs import FileCheck, LogCheckReport
+from agent_telemetry.warehouse._sink.duckdb_types import quote_identifier
 from tests.warehouse.corpus import CorpusFile, Truth, corpus
 
 CORPUS = corpus()

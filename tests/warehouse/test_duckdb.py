@@ -19,7 +19,11 @@ from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views import generate_views
 from agent_telemetry.views._sink import table_columns
-from agent_telemetry.warehouse._duckdb_views import SHARD_PSEUDO_COLUMN, json_type, shard_of
+from agent_telemetry.warehouse._duckdb_views.transpile import (
+    SHARD_PSEUDO_COLUMN,
+    json_type,
+    shard_of,
+)
 
 
 def _duckdb_type(bigquery_type: str) -> str:

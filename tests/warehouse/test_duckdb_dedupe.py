@@ -1,5 +1,5 @@
 """The local views rank an entry's copies only when the sink holds copies
-(``warehouse/_duckdb_dedupe.py``): every view answers exactly as the ranking BigQuery
+(``warehouse/_duckdb_views/dedupe.py``): every view answers exactly as the ranking BigQuery
 runs, on any sink, with or without copies, and whatever was inserted after the views."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agent_telemetry.views import googlesql_type, sink_fields, sink_schema
-from agent_telemetry.warehouse._duckdb_types import SinkSchemaError, column_types, table_fields
+from agent_telemetry.warehouse._sink.duckdb_types import SinkSchemaError, column_types, table_fields
 
 
 def _in_googlesql(field: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from agent_telemetry.cli import main
 from agent_telemetry.warehouse import LoadError, Warehouse, check_logs
-from agent_telemetry.warehouse._source import guess_wide_encoding
+from agent_telemetry.warehouse._reading.source import guess_wide_encoding
 from tests.warehouse.lines import entry, line
 
 BOMS = {

@@ -15,8 +15,8 @@ from click.testing import CliRunner, Result
 
 from agent_telemetry.cli import main
 from agent_telemetry.warehouse import Warehouse, check_logs
-from agent_telemetry.warehouse._load_scan import MAX_DEPTH, Kind, iter_records
-from agent_telemetry.warehouse._source import CHUNK, MAX_RECORD, LogInput
+from agent_telemetry.warehouse._reading.records import MAX_DEPTH, Kind, iter_records
+from agent_telemetry.warehouse._reading.source import CHUNK, MAX_RECORD, LogInput
 from tests.warehouse.lines import entry, line, write_lines
 
 WIDE = {"COLUMNS": "300"}  # rich never shortens a cell

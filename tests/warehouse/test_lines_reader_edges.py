@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from agent_telemetry.warehouse import FileLoad, Warehouse, check_logs
-from agent_telemetry.warehouse._load import BATCH, SINK_TABLE, load_logs
-from agent_telemetry.warehouse._load_scan import MAX_DEPTH, Kind, iter_records
-from agent_telemetry.warehouse._source import CHUNK, MAX_RECORD, LogInput
+from agent_telemetry.warehouse._loading.load import BATCH, SINK_TABLE, load_logs
+from agent_telemetry.warehouse._reading.records import MAX_DEPTH, Kind, iter_records
+from agent_telemetry.warehouse._reading.source import CHUNK, MAX_RECORD, LogInput
 from tests.warehouse.broken_input import telemetry_lines
 from tests.warehouse.lines import line, write_lines
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from agent_telemetry.views import sink_fields
 from agent_telemetry.warehouse import SINK_TABLE, LoadError, Warehouse
-from agent_telemetry.warehouse._duckdb_types import column_types
+from agent_telemetry.warehouse._sink.duckdb_types import column_types
 from tests.warehouse.broken_input import BAD_HEADER, fifo_with, half_gzip, telemetry_lines
 from tests.warehouse.lines import TIME, entry, line, write_lines
 
@@ -272,7 +272,7 @@ def test_a_long_load_on_a_terminal_shows_a_rich_bar(wh: Warehouse, tmp_path: Pat
 
     from rich.console import Console
 
-    from agent_telemetry.warehouse._load_progress import RichLoadProgress, wants_bar
+    from agent_telemetry.warehouse._loading.progress import RichLoadProgress, wants_bar
 
     text = "".join(line("pipeline_run", lane="public", status="ok") + "\n" for _ in range(2000))
     path = tmp_path / "big.jsonl"

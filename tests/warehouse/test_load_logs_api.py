@@ -12,7 +12,7 @@ import pytest
 
 from agent_telemetry.views import TableField
 from agent_telemetry.warehouse import LoadError
-from agent_telemetry.warehouse._load import (
+from agent_telemetry.warehouse._loading.load import (
     SINK_TABLE,
     create_sink,
     default_sink_fields,

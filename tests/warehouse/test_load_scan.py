@@ -11,9 +11,9 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_telemetry.warehouse._load_scan import Kind, Record, iter_records
-from agent_telemetry.warehouse._source import LogInput
-from agent_telemetry.warehouse._structure import ArraySplitter, Broken, Element, nesting
+from agent_telemetry.warehouse._reading.records import Kind, Record, iter_records
+from agent_telemetry.warehouse._reading.source import LogInput
+from agent_telemetry.warehouse._reading.structure import ArraySplitter, Broken, Element, nesting
 from tests.warehouse.broken_input import BAD_HEADER, half_gzip
 
 JSON = st.recursive(

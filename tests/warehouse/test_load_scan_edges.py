@@ -10,9 +10,9 @@ import zlib
 from pathlib import Path
 
 from agent_telemetry.warehouse import FileLoad, Warehouse
-from agent_telemetry.warehouse._load_scan import MAX_DEPTH, Kind
-from agent_telemetry.warehouse._source import MAX_RECORD
-from agent_telemetry.warehouse._structure import ArraySplitter, Broken, Element
+from agent_telemetry.warehouse._reading.records import MAX_DEPTH, Kind
+from agent_telemetry.warehouse._reading.source import MAX_RECORD
+from agent_telemetry.warehouse._reading.structure import ArraySplitter, Broken, Element
 from tests.warehouse.broken_input import fifo_with
 from tests.warehouse.lines import TIME, entry, line, write_lines
 from tests.warehouse.test_lines_reader_edges import _found

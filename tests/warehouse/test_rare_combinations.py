@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from agent_telemetry.cli import main
-from agent_telemetry.warehouse._checklogs import check_logs
-from agent_telemetry.warehouse._checklogs_render import render_json, render_rare
+from agent_telemetry.warehouse._checking.check_logs import check_logs
+from agent_telemetry.warehouse._checking.render import render_json, render_rare
 from tests.warehouse.lines import entry, line
 
 # One admin's chat turns among many public ones: the admin is a combination of one.

@@ -21,9 +21,9 @@ from agent_telemetry.schema.catalogue import Catalogue, load_catalogue
 from agent_telemetry.schema.spec import CardinalityWaiver
 from agent_telemetry.views import QUALITY_VIEW
 from agent_telemetry.warehouse import Warehouse, check_logs
-from agent_telemetry.warehouse._checklogs_fast import FastCheck, FileCounts
-from agent_telemetry.warehouse._judge import payload_kinds
-from agent_telemetry.warehouse._source import LogInput
+from agent_telemetry.warehouse._checking.fast import FastCheck, FileCounts
+from agent_telemetry.warehouse._judging.python import payload_kinds
+from agent_telemetry.warehouse._reading.source import LogInput
 from tests.warehouse.lines import entry, line
 
 

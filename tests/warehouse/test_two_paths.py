@@ -1,5 +1,5 @@
-"""The load's two judges give the same table: DuckDB's SQL (``_judge_typed``) and Python's
-(``_judge``), over the same hostile lines (tests/warehouse/two_paths_corpus.py).
+"""The load's two judges give the same table: DuckDB's SQL (``_judging.typed``) and Python's
+(``_judging.python``), over the same hostile lines (tests/warehouse/two_paths_corpus.py).
 
 Each file is loaded twice, fast (SQL judges what it reads exactly, Python the lines it
 flags) and slow (Python judges every line); the tables must be equal byte for byte
@@ -16,16 +16,16 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from agent_telemetry.warehouse._judge_typed import file_shape
-from agent_telemetry.warehouse._load import (
+from agent_telemetry.warehouse._judging.typed import file_shape
+from agent_telemetry.warehouse._loading.fast import SNIFF, STAGED, qualifies
+from agent_telemetry.warehouse._loading.load import (
     SINK_TABLE,
     FileLoad,
-    _Staging,
     create_sink,
     load_logs,
 )
-from agent_telemetry.warehouse._load_fast import SNIFF, STAGED, qualifies
-from agent_telemetry.warehouse._source import LogInput
+from agent_telemetry.warehouse._loading.staging import Staging as _Staging
+from agent_telemetry.warehouse._reading.source import LogInput
 from tests.warehouse.corpus import corpus
 from tests.warehouse.two_paths_corpus import duplicated_entries, hostile_lines, valid_lines
 

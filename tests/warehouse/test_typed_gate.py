@@ -1,4 +1,4 @@
-"""The load's gate (``_judge_typed``): a shortcut that may only send lines to Python.
+"""The load's gate (``_judging.typed``): a shortcut that may only send lines to Python.
 
 Past the gate DuckDB reads values typed, so the gate must match every line where that
 reading could differ from the judgement, and should not match lines that only look odd

@@ -17,8 +17,8 @@ from typing import Any
 
 from agent_telemetry.schema import catalogue
 from agent_telemetry.schema.capacity import round_significant
-from agent_telemetry.warehouse._load_scan import MAX_DEPTH
-from agent_telemetry.warehouse._source import MAX_RECORD
+from agent_telemetry.warehouse._reading.records import MAX_DEPTH
+from agent_telemetry.warehouse._reading.source import MAX_RECORD
 
 SPECS = list(catalogue())
 RAW = object()  # marks a value written as raw JSON text

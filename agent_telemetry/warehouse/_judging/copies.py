@@ -23,7 +23,7 @@ import orjson
 
 from agent_telemetry.schema import EventSpec
 from agent_telemetry.views import ENVELOPE_KEYS, event_payload_keys, payload_fields
-from agent_telemetry.warehouse._load_scan import Telemetry
+from agent_telemetry.warehouse._reading.records import Telemetry
 
 # A payload column the copies are ranked by: (name, repeated).
 Key = tuple[str, bool]

@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.warehouse._structure import balanced
+from agent_telemetry.warehouse._reading.structure import balanced
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer

@@ -6,7 +6,7 @@ typed from the same sink schema. Everything is derived from that schema, so a si
 table typed the way a self-made BigQuery sink would have guessed it (FLOAT for
 integers, a missing column) is loaded by the same code.
 
-Python reads and judges every record (``_load_scan``, ``_judge``) and writes the
+Python reads and judges every record (``_reading.records``, ``_judging.python``) and writes the
 telemetry as rows already in the sink's shape, one JSON object per line, to a spool
 file; one ``INSERT ... FROM read_json`` stores them. DuckDB only types values the
 judgement already read, so it never decides what a line means.
@@ -27,14 +27,14 @@ from agent_telemetry.views import (
     TableField,
     event_payload_keys,
 )
-from agent_telemetry.warehouse._duckdb_types import (
+from agent_telemetry.warehouse._judging.python import PAYLOAD_KINDS, ValueKind
+from agent_telemetry.warehouse._sink.duckdb_types import (
     SinkSchemaError,
     column_types,
     duckdb_type,
     quote_identifier,
     record_fields,
 )
-from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, ValueKind
 
 PAYLOAD = PAYLOAD_COLUMN["partitioned"]
 TIMESTAMP = "timestamp"
@@ -80,7 +80,7 @@ class SinkColumns:
     columns: Mapping[str, str]
     payload: Mapping[str, str]
     structure: Mapping[str, Any]  # json_transform structure of the payload
-    # How each payload key of the catalogue is read (``_judge.payload_kinds``).
+    # How each payload key of the catalogue is read (``_judging.python.payload_kinds``).
     kinds: Mapping[str, ValueKind] = dataclasses.field(default_factory=lambda: PAYLOAD_KINDS)
     # Each event's own payload keys (``views.event_payload_keys``): what its copies rank by.
     owners: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: OWNERS)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_telemetry.warehouse._source import LoadError
+from agent_telemetry.warehouse._reading.source import LoadError
 
 
 @dataclass(frozen=True, slots=True)

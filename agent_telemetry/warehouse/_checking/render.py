@@ -12,9 +12,9 @@ from rich.text import Text
 
 from agent_telemetry._text import clean, clean_json, rich_text
 from agent_telemetry.schema.coverage import Coverage
-from agent_telemetry.warehouse._checklogs import COERCIONS, LINE_RULES, LogCheckReport
-from agent_telemetry.warehouse._inputs import Repeat, repeat_warning
-from agent_telemetry.warehouse._rare import RareCombinations
+from agent_telemetry.warehouse._checking.check_logs import COERCIONS, LINE_RULES, LogCheckReport
+from agent_telemetry.warehouse._checking.rare import RareCombinations
+from agent_telemetry.warehouse._reading.inputs import Repeat, repeat_warning
 
 
 def render_json(report: LogCheckReport, covered: Coverage | None = None) -> str:

@@ -22,8 +22,8 @@ from typing import Any
 import orjson
 
 from agent_telemetry._parse import MAX_NESTING
-from agent_telemetry.warehouse._source import MAX_RECORD, LogInput
-from agent_telemetry.warehouse._structure import ArraySplitter, Broken, nesting
+from agent_telemetry.warehouse._reading.source import MAX_RECORD, LogInput
+from agent_telemetry.warehouse._reading.structure import ArraySplitter, Broken, nesting
 
 # The package's one nesting limit (``_parse``), far below orjson's own (1,024 levels): a
 # value orjson returns is walked again afterwards (the copies' spool pickles it), and
@@ -63,7 +63,7 @@ HOSTILE = (Kind.OVERSIZED, Kind.TOO_DEEP, Kind.UNDECODABLE)
 
 @dataclass(slots=True)  # not frozen: built once per record, and frozen costs per field
 class Telemetry:
-    """A telemetry record's parts, as written (the judgement reads them: ``_judge``)."""
+    """A telemetry record's parts, as written (the judgement reads them: ``_judging.python``)."""
 
     shape: Shape
     payload: dict[str, Any]  # the emitter's keys: event, schema_version, fields, ...

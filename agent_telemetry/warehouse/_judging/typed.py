@@ -7,7 +7,7 @@ value and several expressions per field. Here one regular expression over the li
 judgement, and DuckDB reads the others in one parse straight into the sink's types.
 The gate matches:
 
-- what DuckDB's parser takes and orjson refuses, from the text (``_judge_sql``): a
+- what DuckDB's parser takes and orjson refuses, from the text (``_judging.sql``): a
   backslash (escapes), ``NaN`` or ``Infinity``, a trailing comma;
 - after the name of a key the judgement reads, a value that is not of that key's JSON
   type in its plain form: for an integer field anything but ``null`` or a plain integer
@@ -27,7 +27,7 @@ the gate every value read is null or plain and of its type, which DuckDB reads a
 judgement does: a plain integer as itself, a string without escapes as its text.
 
 What a record is (blank, text, other JSON, the emitter's line or a LogEntry), keys
-written twice or unknown, and nesting are decided here; timestamps by ``_judge_sql``.
+written twice or unknown, and nesting are decided here; timestamps by ``_judging.sql``.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ import re
 from collections.abc import Mapping
 from typing import Literal, get_args
 
-from agent_telemetry.warehouse._judge import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
-from agent_telemetry.warehouse._judge_sql import (
+from agent_telemetry.warehouse._judging.python import LIFTED_KEYS, PAYLOAD_KINDS, ValueKind
+from agent_telemetry.warehouse._judging.sql import (
     DEEP_CHECK,
     LENIENT,
     OWN_KEYS,
@@ -47,8 +47,8 @@ from agent_telemetry.warehouse._judge_sql import (
     lit,
     timestamp_sql,
 )
-from agent_telemetry.warehouse._load_scan import MAX_DEPTH
-from agent_telemetry.warehouse._source import MAX_RECORD
+from agent_telemetry.warehouse._reading.records import MAX_DEPTH
+from agent_telemetry.warehouse._reading.source import MAX_RECORD
 
 # Which records one parse reads: a file of the emitter's lines, of LogEntries, or both.
 # A line of the other kind goes to Python, so a wrong guess costs time, never a value.

@@ -1,14 +1,15 @@
 """The fast path of the load: DuckDB reads and judges a plain JSON-lines file in SQL.
 
-A file qualifies when DuckDB can read its lines exactly as ``_source`` and ``_load_scan``
-would split them: an uncompressed UTF-8 file without a byte-order mark, in JSON lines.
-DuckDB's CSV reader splits it into lines in parallel (one column, no quoting), and
-``_judge_typed`` judges each line. The lines it leaves to Python are judged by
-``_load_scan`` and ``_judge`` from their text, as the slow path judges every line.
+A file qualifies when DuckDB can read its lines exactly as ``_reading.source`` and
+``_reading.records`` would split them: an uncompressed UTF-8 file without a byte-order
+mark, in JSON lines. DuckDB's CSV reader splits it into lines in parallel (one column,
+no quoting), and ``_judging.typed`` judges each line. The lines it leaves to Python are
+judged by ``_reading.records`` and ``_judging.python`` from their text, as the slow path
+judges every line.
 
 DuckDB refuses the whole file rather than guess (invalid UTF-8, a carriage return, a
 line longer than its buffer): the file then takes the slow path. Either way the rows
-land in the staging table, and ``_load`` finishes the file the same way.
+land in the staging table, and ``_loading.load`` finishes the file the same way.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from pathlib import Path
 
 import duckdb
 
-from agent_telemetry.warehouse._inputs import size_on_disk
-from agent_telemetry.warehouse._judge import PAYLOAD_KINDS, ValueKind
-from agent_telemetry.warehouse._judge_sql import PYTHON
-from agent_telemetry.warehouse._judge_typed import SHAPES, TypedJudge, file_shape
-from agent_telemetry.warehouse._load_scan import Kind
-from agent_telemetry.warehouse._source import LogInput
+from agent_telemetry.warehouse._judging.python import PAYLOAD_KINDS, ValueKind
+from agent_telemetry.warehouse._judging.sql import PYTHON
+from agent_telemetry.warehouse._judging.typed import SHAPES, TypedJudge, file_shape
+from agent_telemetry.warehouse._reading.inputs import size_on_disk
+from agent_telemetry.warehouse._reading.records import Kind
+from agent_telemetry.warehouse._reading.source import LogInput
 
 STAGED = "_agent_telemetry_staged"
 # Each line as one VARCHAR: no delimiter, quote or escape a line can hold, LF only.
@@ -33,7 +34,7 @@ READER = (
     "delim = '\\x01', quote = '', escape = '', new_line = '\\n')"
 )
 _KINDS = {kind.value: kind for kind in Kind}
-SNIFF = 1 << 16  # the bytes that decide a file's shape (``_judge_typed.file_shape``)
+SNIFF = 1 << 16  # the bytes that decide a file's shape (``_judging.typed.file_shape``)
 # A run whose regular files hold fewer bytes is judged by Python alone: DuckDB plans the
 # SQL judge for about 0.1 s a file, what Python takes for about 2 MiB of lines (both
 # paths cost the same between 1.5 and 3 MiB: docs/performance.md).
@@ -58,7 +59,7 @@ def worth_sql(paths: Iterable[Path], sql_from: int = SQL_FROM) -> bool:
 
 
 def qualifies(log: LogInput) -> bool:
-    """Whether DuckDB reads this file's lines as ``_source`` hands them on."""
+    """Whether DuckDB reads this file's lines as ``_reading.source`` hands them on."""
     return (
         log.layout == "lines"
         and not log.gzip

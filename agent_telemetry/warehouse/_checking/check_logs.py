@@ -6,8 +6,8 @@ Unknown events and the emitter's ``telemetry_rejected`` lines are counted; plain
 other JSON, truncated and hostile records are counted and never fatal. Pure Python over
 the event specs, streaming: no DuckDB.
 
-It reads files with the reader ``preview`` loads through (``_load_scan``) and judges
-values with the same judgement (``_judge``): a line is telemetry here exactly when
+It reads files with the reader ``preview`` loads through (``_reading.records``) and judges
+values with the same judgement (``_judging.python``): a line is telemetry here exactly when
 ``preview`` loads it, and a value is valid here exactly when the views show it. Values
 the views accept in another JSON type than the emitter writes (``"5"``, ``5.0``,
 ``"true"``: BigQuery read-backs, Cloud Logging's doubles) are counted as coercions;
@@ -36,9 +36,14 @@ from agent_telemetry.schema.envelope import (
     RejectReason,
 )
 from agent_telemetry.schema.versions import current_models
-from agent_telemetry.warehouse._copies import Copies, copy_order
-from agent_telemetry.warehouse._inputs import Repeat, distinct_inputs, size_on_disk
-from agent_telemetry.warehouse._judge import (
+from agent_telemetry.warehouse._checking.rare import (
+    DEFAULT_K,
+    RareCombinations,
+    day_of,
+    quasi_identifiers,
+)
+from agent_telemetry.warehouse._judging.copies import Copies, copy_order
+from agent_telemetry.warehouse._judging.python import (
     INVALID,
     Coercion,
     Reading,
@@ -53,8 +58,9 @@ from agent_telemetry.warehouse._judge import (
     read_strings,
     time_of,
 )
-from agent_telemetry.warehouse._load_progress import LoadProgress
-from agent_telemetry.warehouse._load_scan import (
+from agent_telemetry.warehouse._loading.progress import LoadProgress
+from agent_telemetry.warehouse._reading.inputs import Repeat, distinct_inputs, size_on_disk
+from agent_telemetry.warehouse._reading.records import (
     Kind,
     Record,
     Shape,
@@ -62,16 +68,10 @@ from agent_telemetry.warehouse._load_scan import (
     _record,
     iter_records,
 )
-from agent_telemetry.warehouse._rare import (
-    DEFAULT_K,
-    RareCombinations,
-    day_of,
-    quasi_identifiers,
-)
-from agent_telemetry.warehouse._source import DEFAULT_LIMITS, Limits, LogInput
+from agent_telemetry.warehouse._reading.source import DEFAULT_LIMITS, Limits, LogInput
 
 if TYPE_CHECKING:
-    from agent_telemetry.warehouse._checklogs_fast import FastCheck, FileCounts
+    from agent_telemetry.warehouse._checking.fast import FastCheck, FileCounts
 
 OTHER_NAME = "<name not shown>"  # an unknown event, or a reason the emitter never writes
 UNKNOWN_KEY = "<unknown key>"  # key names are never shown: a key can be personal data
@@ -247,7 +247,7 @@ class LogCheckReport:
     versions: Mapping[tuple[str, int], type[TelemetryEvent]] = field(
         default_factory=lambda: EVENT_VERSIONS
     )
-    # Valid lines per event, UTC day and combination of closed-set values (``_rare``).
+    # Valid lines per event, UTC day and combination of closed-set values (``_checking.rare``).
     rare: RareCombinations = field(default_factory=RareCombinations)
 
     @property
@@ -339,10 +339,10 @@ def check_logs(
 
     ``versions`` is the registry lines are checked against: a line is judged by the
     model of its own ``schema_version``, so logs from before a version bump stay clean.
-    ``fast``: the SQL path (``_checklogs_fast``) for files DuckDB reads exactly, when the
-    files hold ``sql_from`` bytes or more (default ``_load_fast.SQL_FROM``); off, or
+    ``fast``: the SQL path (``_checking.fast``) for files DuckDB reads exactly, when the
+    files hold ``sql_from`` bytes or more (default ``_loading.fast.SQL_FROM``); off, or
     below, Python checks every line (the tests hold the two equal). ``k``: a combination
-    of closed-set values fewer than ``k`` valid lines of a day share is rare (``_rare``).
+    of closed-set values fewer than ``k`` valid lines of a day share is rare (``_checking.rare``).
     """
     report = LogCheckReport(
         versions=versions, strict_types=strict_types, rare=RareCombinations(k=k)
@@ -395,10 +395,10 @@ def _fast_check(
 ) -> FastCheck | None:
     """The SQL path, when DuckDB is installed (the ``cli`` extra: check-logs runs without
     it, on the slow path) and the files hold enough bytes for it to pay (``sql_from``,
-    default ``_load_fast.SQL_FROM``)."""
+    default ``_loading.fast.SQL_FROM``)."""
     try:
-        from agent_telemetry.warehouse._checklogs_fast import FastCheck
-        from agent_telemetry.warehouse._load_fast import SQL_FROM, worth_sql
+        from agent_telemetry.warehouse._checking.fast import FastCheck
+        from agent_telemetry.warehouse._loading.fast import SQL_FROM, worth_sql
     except ImportError:
         return None
     if not worth_sql(files, SQL_FROM if sql_from is None else sql_from):
@@ -523,7 +523,7 @@ class _Line:
     def __init__(self, strict: bool) -> None:
         self.strict = strict
         self.coerced: set[Coercion] = set()
-        # The line's version, its spec and valid values (for ``_rare``), once judged.
+        # The line's version, its spec and valid values (for ``_checking.rare``), once judged.
         self.spec: EventSpec | None = None
         self.version: int | None = None
         self.values: dict[str, Any] = {}

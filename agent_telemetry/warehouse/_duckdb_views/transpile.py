@@ -25,9 +25,9 @@ import sqlglot
 from sqlglot import exp
 
 from agent_telemetry.errors import AgentTelemetryError
-from agent_telemetry.warehouse._duckdb_dedupe import guard_dedupe
-from agent_telemetry.warehouse._duckdb_types import duckdb_type, quote_identifier
-from agent_telemetry.warehouse._load_sql import INSERT_ID, TIMESTAMP, sql_string
+from agent_telemetry.warehouse._duckdb_views.dedupe import guard_dedupe
+from agent_telemetry.warehouse._sink.duckdb_types import duckdb_type, quote_identifier
+from agent_telemetry.warehouse._sink.table import INSERT_ID, TIMESTAMP, sql_string
 
 if TYPE_CHECKING:
     import duckdb
@@ -57,7 +57,7 @@ def duckdb_query(
 ) -> str:
     """The view's query in DuckDB SQL, reading ``sink_table`` instead of the BigQuery sink.
     ``guarded``: the one-row-per-entry ranking runs only when the sink holds copies
-    (``_duckdb_dedupe``); off, it runs as BigQuery runs it (the tests compare the two)."""
+    (``_duckdb_views.dedupe``); off, it runs as BigQuery runs it (the tests compare the two)."""
     fields = frozenset(payload_fields)
     return _transpile(view, source, sink_table, payload_column, fields, guarded)
 

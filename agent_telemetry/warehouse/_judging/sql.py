@@ -1,18 +1,18 @@
-"""The judgement of ``_judge`` in DuckDB SQL: the pieces every SQL judge shares.
+"""The judgement of ``_judging.python`` in DuckDB SQL: the pieces every SQL judge shares.
 
-``_judge_typed`` judges, in SQL, the lines of a plain JSON-lines file that DuckDB reads
-exactly, for the load (``_load_fast``) and for ``check-logs`` (``_checklogs_fast``). A
+``_judging.typed`` judges, in SQL, the lines of a plain JSON-lines file that DuckDB reads
+exactly, for the load (``_loading.fast``) and for ``check-logs`` (``_checking.fast``). A
 line is decided in SQL only where DuckDB's parser and orjson provably agree; every other
-line gets the kind ``python`` and ``_judge`` itself judges it from its text. Here: that
+line gets the kind ``python`` and ``_judging.python`` itself judges it from its text. Here: that
 kind, what DuckDB's parser takes and orjson refuses (``NaN``, ``Infinity``, trailing
-commas), the record's own keys, and the timestamp's judgement (``_judge.time_of``):
+commas), the record's own keys, and the timestamp's judgement (``_judging.python.time_of``):
 the emitter's ``time`` in its exact format, a LogEntry's ``timestamp`` in RFC 3339 UTC
 with 0 to 9 fractional digits, and anything Python might read otherwise left to Python.
 """
 
 from __future__ import annotations
 
-from agent_telemetry.warehouse._load_scan import MAX_DEPTH
+from agent_telemetry.warehouse._reading.records import MAX_DEPTH
 
 PYTHON = "python"  # the kind of a line left to Python
 # NaN/Infinity where a value starts (DuckDB's parser takes them, in any case), or a
@@ -24,8 +24,8 @@ DEEP_CHECK = 2 * MAX_DEPTH
 _EMITTER_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z"
 # A LogEntry's usual timestamp: RFC 3339 UTC with 0 to 9 fractional digits.
 _ZULU_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z"
-# What ``_judge.read_timestamp`` might read otherwise (lower case, offsets, BigQuery's
-# space and `` UTC``): left to Python. Deliberately wider than ``_judge._TIMESTAMP``.
+# What ``_judging.python.read_timestamp`` might read otherwise (lower case, offsets, BigQuery's
+# space and `` UTC``): left to Python. Deliberately wider than ``_judging.python._TIMESTAMP``.
 _MAYBE_TIME = r"[0-9]{4}-.*"
 # The record's own keys beside the payload's (severity: the emitter writes it).
 OWN_KEYS = ("jsonPayload", "json_payload", "time", "timestamp", "insertId", "severity")
@@ -40,7 +40,7 @@ def ident(name: str) -> str:
 
 
 def timestamp_sql() -> tuple[str, str, str]:
-    """The timestamp's judgement (``_judge.time_of``) in SQL, over ``ts`` (the time
+    """The timestamp's judgement (``_judging.python.time_of``) in SQL, over ``ts`` (the time
     string, no escapes) and ``shape``: whether ``ts`` has the usual form, and over that
     as ``ts_form`` (computed once: a regular expression), the sink's ``timestamp`` and
     'Python must judge it'."""

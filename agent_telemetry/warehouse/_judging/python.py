@@ -31,7 +31,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from agent_telemetry.views import JSON_NUMBER, payload_fields
-from agent_telemetry.warehouse._load_scan import Shape, Telemetry
+from agent_telemetry.warehouse._reading.records import Shape, Telemetry
 
 if TYPE_CHECKING:
     from agent_telemetry.schema import EventSpec

@@ -1,0 +1,83 @@
+"""Where a file's judged rows wait until the file is read whole: a file loads whole or
+not at all. Then its repeats are counted (``entries``) and its rows stored (``store``)."""
+
+from __future__ import annotations
+
+import duckdb
+
+from agent_telemetry.warehouse._loading.entries import EarlierEntries
+from agent_telemetry.warehouse._loading.fast import STAGED, FastJudge
+from agent_telemetry.warehouse._loading.store import adopt_staged, copy_staged
+from agent_telemetry.warehouse._reading.source import LoadError
+from agent_telemetry.warehouse._sink.duckdb_types import quote_identifier
+from agent_telemetry.warehouse._sink.table import INSERT_ID, TIMESTAMP, SinkColumns
+
+
+class Staging:
+    """The staging table of one load, and the entries seen in its earlier files."""
+
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        table: str,
+        sink: SinkColumns,
+        *,
+        fast: bool,
+        fresh: bool,
+    ) -> None:
+        """``fresh``: the table is empty and this load created it."""
+        self.con, self.table, self.sink = con, table, sink
+        # DuckDB draws a progress bar on stdout for long statements: the load has its own.
+        ((self._bar,),) = con.execute("SELECT current_setting('enable_progress_bar')").fetchall()
+        con.execute("SET enable_progress_bar = false")
+        # Into an empty table, the first file's staged rows become the table
+        # (``store.adopt_staged``). The staging table then lives beside the table (a
+        # rename stays in its schema); later files stage in a temporary one.
+        self._adopting = fresh
+        self._create_staged(temporary=not fresh)
+        self._earlier = EarlierEntries(con)
+        self.last = False  # the load's last file: no later file needs its entries
+        # Only the pinned sink schema's types are what SQL judges into.
+        self.fast = FastJudge(sink.kept, sink.kinds) if fast and sink.judged_types else None
+
+    def _create_staged(self, *, temporary: bool) -> None:
+        columns = ", ".join(
+            f"{quote_identifier(name)} {kind}" for name, kind in self.sink.columns.items()
+        )
+        self.con.execute(
+            f"CREATE OR REPLACE {'TEMP ' if temporary else ''}TABLE {STAGED} "
+            f"(kind VARCHAR DEFAULT 'telemetry', {columns}, line VARCHAR)"
+        )
+
+    def clear(self) -> None:
+        """Empty the staging table: a file's lines (telemetry or not) never reach the next
+        file's counts."""
+        self.con.execute(f"DELETE FROM {STAGED}")
+
+    def drop(self) -> None:
+        self.con.execute(f"DROP TABLE IF EXISTS {STAGED}")
+        self._earlier.drop()
+        self.con.execute(f"SET enable_progress_bar = {bool(self._bar)}")
+
+    def commit(self, label: str, loaded: int) -> int:
+        """Store the staged telemetry rows in the table; how many were seen before."""
+        keyed = (
+            f"SELECT {INSERT_ID}, {quote_identifier(TIMESTAMP)} FROM {STAGED} "
+            f"WHERE kind = 'telemetry' AND {INSERT_ID} IS NOT NULL "
+            f"AND {quote_identifier(TIMESTAMP)} IS NOT NULL"
+        )
+        repeats = self._earlier.repeats(keyed, last=self.last)
+        stored = self._store(label)
+        if stored != loaded:
+            raise LoadError(f"{label}: stored {stored} of {loaded} telemetry records")
+        return repeats
+
+    def _store(self, label: str) -> int:
+        """Store the staged telemetry rows; how many. The first file into a fresh table
+        is adopted as the table, and staging goes on in a temporary table."""
+        if not self._adopting:
+            return copy_staged(self.con, self.table, self.sink, label)
+        stored = adopt_staged(self.con, self.table, label)
+        self._adopting = False
+        self._create_staged(temporary=True)
+        return stored
