@@ -4,7 +4,9 @@ xdist's loadgroup hands out one unit of work at a time; a unit is a group, or a 
 test. Two rules decide the units (``group``) and which is handed out next (``rank``):
 
 - Tests that share an expensive set-up are one group, so it is built once, not once on
-  each worker: the emulator tests (one emulator), a docs page's blocks up to the next
+  each worker: the emulator tests (two groups of about equal time, one emulator on each
+  worker: the emulator works one query at a time, and on one worker it was the longest
+  path), a docs page's blocks up to the next
   ``fresh`` (``tests/docs/runner.py`` replays every earlier block of the page on a
   worker that runs a later one alone), the tests of a file that defines a module or
   session fixture (the built manual read in chromium, the wheels, DuckDB corpora), the
@@ -26,6 +28,14 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 EMULATOR_TESTS = "tests/deploy/bigquery/"
+# The emulator tests in two groups, each on one worker with its own emulator (a session
+# fixture: kernel-picked ports, the worker's own basetemp, datasets named by process).
+# These files are the first group; every other file of the folder is the second (the
+# docs transcripts, which share one emulator's state in page order, and the short ones):
+# about equal halves at 20c241f.
+EMULATOR_FIRST = f"{EMULATOR_TESTS}deploy and command line"
+EMULATOR_SECOND = f"{EMULATOR_TESTS}docs transcripts and the rest"
+EMULATOR_FIRST_FILES = ("test_deploy.py", "test_cli.py")
 EXAMPLES = "tests/docs/test_examples.py::test_block["
 BLOCK_ID = re.compile(r"\[(?P<page>[^\]]+):(?P<line>\d+)\]$")
 SHARED_FIXTURE = re.compile(r"""@pytest\.fixture\(scope="(?:module|session)"\)""")
@@ -36,7 +46,8 @@ SHARED_FOLDERS = (
 )
 # Minutes each, on two quiet cores (they start before everything else, in this order).
 LONG_FIRST = (
-    EMULATOR_TESTS,
+    EMULATOR_FIRST,
+    EMULATOR_SECOND,
     "tests/check/test_ci_docs.py",  # a wheel, a fresh environment and pre-commit's own
     "tests/docs/test_site.py",  # mkdocs build and every page read twice in chromium
     "tests/test_packaging.py",  # a wheel and a fresh environment from the package index
@@ -78,7 +89,8 @@ def _defines_shared_fixture(path: str) -> bool:
 def group(nodeid: str) -> str | None:
     """The group ``nodeid`` runs in, or None when it is a unit of its own."""
     if nodeid.startswith(EMULATOR_TESTS):
-        return EMULATOR_TESTS
+        file = nodeid.split("::", 1)[0].removeprefix(EMULATOR_TESTS)
+        return EMULATOR_FIRST if file in EMULATOR_FIRST_FILES else EMULATOR_SECOND
     if nodeid.startswith(EXAMPLES):
         return _docs_segment(nodeid)
     folder = next((path for path in SHARED_FOLDERS if nodeid.startswith(path)), None)

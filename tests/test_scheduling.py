@@ -9,6 +9,9 @@ from tests.conftest import REPO
 from tests.docs.blocks import load_page
 from tests.docs.test_examples import local_steps
 from tests.scheduling import (
+    EMULATOR_FIRST,
+    EMULATOR_FIRST_FILES,
+    EMULATOR_SECOND,
     EMULATOR_TESTS,
     LONG_FIRST,
     SHARED_FOLDERS,
@@ -41,17 +44,21 @@ def test_every_block_of_every_page_is_in_its_pages_group() -> None:
         assert page in found, step.id
 
 
-def test_every_emulator_test_is_one_group_so_one_emulator_starts() -> None:
-    tests = [
-        f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[docs/analyst-bigquery.md:74]",
-        f"{EMULATOR_TESTS}test_cli.py::test_plan_approve_apply_then_plan_again_through_the_cli",
-        f"{EMULATOR_TESTS}test_deploy.py::test_a_view_changed_between_approve_and_apply[True]",
-    ]
-    assert {group(t) for t in tests} == {EMULATOR_TESTS}
+def test_the_emulator_tests_are_two_groups_and_a_files_tests_stay_in_one() -> None:
+    """Two emulators, one per worker; a file's tests (a module fixture, the docs page's
+    story told in order) never straddle them."""
+    files = sorted(p.name for p in (REPO / EMULATOR_TESTS).glob("test_*.py"))
+    assert set(EMULATOR_FIRST_FILES) < set(files)  # none renamed away, the second not empty
+    for name in files:
+        tests = [f"{EMULATOR_TESTS}{name}::test_one", f"{EMULATOR_TESTS}{name}::test_two[x]"]
+        expected = EMULATOR_FIRST if name in EMULATOR_FIRST_FILES else EMULATOR_SECOND
+        assert {group(t) for t in tests} == {expected}, name
+    transcript = "test_docs_transcripts.py::test_transcript[docs/analyst-bigquery.md:74]"
+    assert group(f"{EMULATOR_TESTS}{transcript}") == EMULATOR_SECOND
 
 
 def test_a_files_tests_are_one_group_when_it_defines_a_module_or_session_fixture() -> None:
-    for path in ("tests/views/test_dedupe.py", "tests/docs/test_site.py", *LONG_FIRST[1:]):
+    for path in ("tests/views/test_dedupe.py", "tests/docs/test_site.py", *LONG_FIRST[2:]):
         assert "scope=" in (REPO / path).read_text(encoding="utf-8")
         assert {group(f"{path}::test_one"), group(f"{path}::test_two[x]")} == {path}
     assert group("tests/schema/test_rules.py::test_one") is None
@@ -73,8 +80,9 @@ def test_the_long_groups_are_handed_out_first_longest_first() -> None:
             "tests/test_packaging.py",
             "tests/docs/test_site.py",
             "tests/schema/test_rules.py::test_b",
-            EMULATOR_TESTS,
+            EMULATOR_SECOND,
             "tests/check/test_ci_docs.py",
+            EMULATOR_FIRST,
         ]
     )
     handed_out = []
@@ -87,7 +95,7 @@ def test_the_long_groups_are_handed_out_first_longest_first() -> None:
         "tests/schema/test_rules.py::test_a",
         "tests/schema/test_rules.py::test_b",
     ]
-    assert LONG_FIRST[0] == EMULATOR_TESTS
+    assert LONG_FIRST[:2] == (EMULATOR_FIRST, EMULATOR_SECOND)
 
 
 class Worker:
@@ -128,22 +136,24 @@ def run_scheduler(collection: list[str]) -> dict[str, list[str]]:
     return {w.gateway.id: [collection[i] for i in w.sent] for w in workers}
 
 
-def test_the_scheduler_starts_the_long_groups_first_and_keeps_a_page_together() -> None:
+def test_the_scheduler_starts_an_emulator_group_on_each_worker_and_keeps_a_page() -> None:
     page = [block_test(s.id) for p, _, s in local_steps() if p == "docs/cli.md"]
+    first = [f"{EMULATOR_TESTS}test_cli.py::test_a", f"{EMULATOR_TESTS}test_deploy.py::test_b"]
+    second = [
+        f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[a]",
+        f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[b]",
+        f"{EMULATOR_TESTS}test_dedupe.py::test_c",
+    ]
     collection = [
         *(f"tests/schema/test_rules.py::test_{n}" for n in range(40)),
         *page,
         "tests/check/test_ci_docs.py::test_the_documented_ci",
-        f"{EMULATOR_TESTS}test_cli.py::test_a",
-        f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[a]",
-        f"{EMULATOR_TESTS}test_docs_transcripts.py::test_transcript[b]",
+        *second,
+        *first,
     ]
     ran = run_scheduler(collection)
     assert sorted(t for tests in ran.values() for t in tests) == sorted(collection)
     firsts = {tests[0] for tests in ran.values()}
-    assert firsts == {
-        f"{EMULATOR_TESTS}test_cli.py::test_a",
-        "tests/check/test_ci_docs.py::test_the_documented_ci",
-    }
-    for tests in (page, [t for t in collection if t.startswith(EMULATOR_TESTS)]):
+    assert firsts == {first[0], second[0]}
+    for tests in (page, first, second):
         assert len([name for name, ran_here in ran.items() if set(tests) & set(ran_here)]) == 1

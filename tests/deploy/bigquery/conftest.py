@@ -1,8 +1,9 @@
 """A real BigQuery API on loopback: ``bqemulator`` in its own venv, driven by the real client.
 
-The emulator starts once per session (see ``emulator.py``). If it cannot start, every
-test here fails with the reason and the tail of its log: these tests never skip, and
-``make test`` builds the emulator's venv first.
+The emulator starts once per session (see ``emulator.py``), so once on each xdist worker
+that runs these tests: ``make test`` splits them into two groups (tests/scheduling.py).
+If it cannot start, every test here fails with the reason and the tail of its log: these
+tests never skip, and ``make test`` builds the emulator's venv first.
 
 Emulator gaps (bqemulator 1.4.0) the deployment is designed around, not tested less:
 - ``tables.get`` of a view returns no ``view.query``: what was applied is recorded in

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,31 @@ def config_file(
     return write_config(
         tmp_path / "telemetry.toml", deployment.source.dataset, deployment.target.dataset
     )
+
+
+ONE_EVENT = """from agent_telemetry.schema.events import ChatTurn
+
+EVENTS = {ChatTurn.event_name: ChatTurn}
+"""
+
+
+@pytest.fixture
+def one_event_config(
+    tmp_path: Path, config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """``config_file`` with a catalogue of the package's own chat_turn alone: two views
+    (chat_turn, telemetry_quality) instead of six, for the tests whose promise holds for
+    any catalogue (an error's exit, text read back, a file written): every plan dry-runs
+    each view twice, and the quality view of four events is the emulator's slowest query
+    (the package's own six views go through the command line in the workflow and formats
+    tests)."""
+    name = f"one_event_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(ONE_EVENT, encoding="utf-8")
+    with config_file.open("a", encoding="utf-8") as config:
+        config.write(f'\n[catalogue]\nmodule = "{name}"\nlock = "schema.lock.json"\n')
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the catalogue's folder joins it
+    yield config_file
+    sys.modules.pop(name, None)
 
 
 def test_plan_approve_apply_then_plan_again_through_the_cli(
@@ -102,8 +129,9 @@ def test_plan_approve_apply_then_plan_again_through_the_cli(
 
 
 def test_errors_exit_2_so_that_1_always_means_something_to_act_on(
-    tmp_path: Path, emulator: Emulator, config_file: Path, deployment: DeploymentConfig
+    tmp_path: Path, emulator: Emulator, one_event_config: Path, deployment: DeploymentConfig
 ) -> None:
+    config_file = one_event_config
     endpoint = ["--endpoint", emulator.endpoint]
     missing = write_config(tmp_path / "missing.toml", deployment.source.dataset, "no_such_dataset")
     result = run(["views", "plan", "--config", str(missing), *endpoint, "--exit-code"])

@@ -12,16 +12,17 @@ import pytest
 
 from agent_telemetry.config import DeploymentConfig
 from tests.deploy.bigquery.emulator import PROJECT, Emulator
-from tests.deploy.bigquery.test_cli import config_file, run
+from tests.deploy.bigquery.test_cli import config_file, one_event_config, run
 from tests.test_files import TARGET_TEXT, _plant, _tree
 from tests.test_outside_text import ALL_AT_ONCE, PLAIN, markdown_problems, problems
 
-__all__ = ["config_file"]  # the fixture, shared with test_cli.py
+__all__ = ["config_file", "one_event_config"]  # the fixtures, shared with test_cli.py
 
 
 @pytest.fixture
-def applied(tmp_path: Path, emulator: Emulator, config_file: Path) -> Path:
+def applied(tmp_path: Path, emulator: Emulator, one_event_config: Path) -> Path:
     """The generated views, planned, approved and applied: a deployment to read back."""
+    config_file = one_event_config
     endpoint = ["--endpoint", emulator.endpoint]
     record = tmp_path / "approval.json"
     approved = run(
@@ -42,6 +43,8 @@ def applied(tmp_path: Path, emulator: Emulator, config_file: Path) -> Path:
         ["views", "apply", "--config", str(config_file), *endpoint, "--approval", str(record)]
     )
     assert done.exit_code == 0, done.output
+    created = [line.split() for line in done.output.splitlines() if line.startswith("  ")]
+    assert created == [["created", "chat_turn"], ["created", "telemetry_quality"]], done.output
     return config_file
 
 
@@ -62,19 +65,21 @@ def test_a_description_edited_in_bigquery_reaches_no_output_live(
     view = f"{PROJECT}.{deployment.target.dataset}.chat_turn"
     plan = ["views", "plan", "--config", str(applied), "--endpoint", emulator.endpoint]
 
-    def comment(text: str) -> tuple[str, list[str]]:
+    def comment(text: str, formats: tuple[str, ...]) -> list[str]:
         _redescribe(bq_client, bq_retry, view, text)
         outputs = []
-        for fmt in ("text", "json", "markdown"):
+        for fmt in formats:
             result = run([*plan, "--format", fmt])
             assert result.exit_code == 0, result.output
             outputs.append(result.output)
-        return outputs[-1], outputs
+        return outputs
 
     # Every string at once: each plan costs the emulator seconds (the renderers see each
-    # string alone in tests/test_outside_text.py).
-    plain, _ = comment(PLAIN)
-    markdown, outputs = comment(f"edited {ALL_AT_ONCE}")
+    # string alone in tests/test_outside_text.py). The plain description is only the
+    # markdown baseline, so it is planned in markdown alone.
+    [plain] = comment(PLAIN, ("markdown",))
+    outputs = comment(f"edited {ALL_AT_ONCE}", ("text", "json", "markdown"))
+    markdown = outputs[-1]
     for output in outputs:
         assert problems(output) == [], output
     assert "edited" in markdown  # the read-back is there, as text
@@ -82,10 +87,11 @@ def test_a_description_edited_in_bigquery_reaches_no_output_live(
 
 
 def test_bigquery_commands_write_through_the_file_door(
-    tmp_path: Path, emulator: Emulator, config_file: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, emulator: Emulator, one_event_config: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`views approve -o` and `views plan --html` refuse a linked folder or file (the
     same writers as tests/test_files.py's table, here from the command line)."""
+    config_file = one_event_config
     endpoint = ["--endpoint", emulator.endpoint]
     commands = {
         "h/approval.json": ["views", "approve", "--by", "A", "-o", "h/approval.json"],
