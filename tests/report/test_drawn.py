@@ -194,3 +194,33 @@ def test_the_page_counts_rare_combinations_of_the_loaded_log(tmp_path: Path) -> 
         ("chat_turn", ["4", "2", "1", "1, 3"])  # lines, combinations, rare lines, rarest
     ]
     assert '<tr class="has-rare"><td>chat_turn</td>' in table
+
+
+GOLDEN = Path(__file__).with_name("golden")
+DRAWN = {
+    "grouped_bars": _data(
+        "queue_wait", ("public", "p50", 1.5), ("public", "p95", 12.0), ("premium", "p50", 3.0)
+    ),
+    "stacked_time": _data(
+        "runs_over_time",
+        ("public", T0, "ok", 3),
+        ("public", T0, "failed", 1),
+        ("premium", T0 + timedelta(minutes=30), "needs_attention", 5),
+    ),
+    "timeline": _data(
+        "provider_states",
+        ("openai", "live", T0, T0 + timedelta(minutes=20)),
+        ("openai", "rate_limited", T0 + timedelta(minutes=20), T0 + timedelta(minutes=40)),
+        ("vertex", "no_quota", T0 + timedelta(minutes=10), T0 + timedelta(minutes=30)),
+    ),
+    "empty": _data("lane_health"),
+}
+
+
+@pytest.mark.parametrize("kind", DRAWN)
+def test_each_kind_draws_the_same_picture_as_reviewed(kind: str) -> None:
+    """Where each bar, stretch, legend and axis sits: the SVG as reviewed, byte for byte
+    (matplotlib's output is deterministic; docs/img's demo pictures are held the same way).
+    After a deliberate change, look at the new picture, then replace the file."""
+    golden = GOLDEN / f"{kind}.svg"
+    assert render_svg(DRAWN[kind]) == golden.read_text(encoding="utf-8")
