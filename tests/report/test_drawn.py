@@ -224,3 +224,14 @@ def test_each_kind_draws_the_same_picture_as_reviewed(kind: str) -> None:
     After a deliberate change, look at the new picture, then replace the file."""
     golden = GOLDEN / f"{kind}.svg"
     assert render_svg(DRAWN[kind]) == golden.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("kind", ["stacked_time", "timeline"])
+def test_times_read_utc_whatever_the_local_matplotlib_time_zone(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user's matplotlibrc may set another time zone: the page still says UTC times."""
+    import matplotlib
+
+    monkeypatch.setitem(matplotlib.rcParams, "timezone", "Asia/Kolkata")  # UTC+05:30
+    assert render_svg(DRAWN[kind]) == (GOLDEN / f"{kind}.svg").read_text(encoding="utf-8")
