@@ -214,6 +214,15 @@ DRAWN = {
         ("vertex", "no_quota", T0 + timedelta(minutes=10), T0 + timedelta(minutes=30)),
     ),
     "empty": _data("lane_health"),
+    # Three panels: the time axis and its label only under the last one.
+    "stacked_three": _data(
+        "runs_over_time",
+        ("public", T0, "ok", 3),
+        ("premium", T0, "failed", 1),
+        ("admin", T0 + timedelta(minutes=15), "ok", 2),
+    ),
+    # One series under 1: its bar as wide as a group allows, the axis to 1.12 times its top.
+    "one_series": _data("runs_today", ("1", "public", 0.5)),
 }
 
 
