@@ -244,3 +244,56 @@ def test_times_read_utc_whatever_the_local_matplotlib_time_zone(
 
     monkeypatch.setitem(matplotlib.rcParams, "timezone", "Asia/Kolkata")  # UTC+05:30
     assert render_svg(DRAWN[kind]) == (GOLDEN / f"{kind}.svg").read_text(encoding="utf-8")
+
+
+def test_a_long_timeline_ticks_whole_utc_hours_under_another_local_time_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hourly ticks sit on whole UTC hours: at UTC+05:30 the locator would put them at
+    half past (labels 09:30, 10:30 ...), if the axis did not read its dates in UTC."""
+    import matplotlib
+
+    monkeypatch.setitem(matplotlib.rcParams, "timezone", "Asia/Kolkata")
+    rows = (
+        ("openai", "live", T0, T0 + timedelta(hours=3)),
+        ("openai", "rate_limited", T0 + timedelta(hours=3), T0 + timedelta(hours=6)),
+    )
+    svg = render_svg(_data("provider_states", *rows))
+    assert _words(svg)[:8] == [*(f"{h:02}:00" for h in range(9, 16)), "time (UTC)"]
+
+
+def test_one_lane_gets_the_time_axis_and_its_label() -> None:
+    svg = render_svg(_data("runs_over_time", ("public", T0, "ok", 3)))
+    assert _size(svg) == ("576pt", "201.6pt")  # 1.2 in + 1.6 in for the one panel
+    assert "time (UTC)" in _words(svg)
+    assert "09:00" in _words(svg)
+
+
+def _bar_spans(svg: str, colour: str) -> list[tuple[float, float]]:
+    """Left and right edge of each rectangle filled with ``colour``, left to right."""
+    found = re.findall(r'<path d="M ([\d.]+) [\d.]+ \nL ([\d.]+) [^"]*"[^>]*fill: ' + colour, svg)
+    return sorted((float(left), float(right)) for left, right in found)
+
+
+def test_one_series_bars_take_four_fifths_of_each_group() -> None:
+    """With one series a bar is as wide as its group allows (0.8 of the step between
+    groups), not half of that as if a second series stood beside it."""
+    svg = render_svg(_data("runs_today", ("1", "public", 5), ("2", "public", 3)))
+    (left, right), (next_left, _) = _bar_spans(svg, "#54aeff")
+    assert (right - left) / (next_left - left) == pytest.approx(0.8)
+
+
+def test_the_timeline_legend_stands_beside_the_plot_never_on_it() -> None:
+    """Where the top right of the plot is empty, matplotlib's "best" place for a legend
+    is there, over the time axis; the legend is put beside the plot on every chart."""
+    rows = (
+        ("openai", "live", T0, T0 + timedelta(minutes=5)),
+        ("vertex", "live", T0, T0 + timedelta(minutes=5)),
+        ("gemini", "live", T0 + timedelta(minutes=60), T0 + timedelta(minutes=60)),
+    )
+    svg = render_svg(_data("provider_states", *rows))
+    plot = re.search(r'id="provider_states-patch_2">\s*<path d="M [\d.]+ [\d.]+ \nL ([\d.]+)', svg)
+    legend = re.search(r'id="provider_states-legend_1">\s*<g[^>]*>\s*<path d="M ([\d.]+)', svg)
+    assert plot is not None
+    assert legend is not None
+    assert float(legend[1]) > float(plot[1])  # the legend's first swatch: right of the plot
