@@ -46,8 +46,9 @@ class DryRunResult(_Doc):
         default=None,
         description=(
             "Bytes a query of one day of the view (today, UTC, filtered in the form that "
-            "prunes partitions or shards) would scan, as its dry run reports it; null when "
-            "that dry run failed or reported none."
+            "prunes partitions or shards) would scan, as its dry run reports it; 0 without "
+            "that dry run when the whole view scans 0 bytes (a day of it scans no more); "
+            "null when that dry run failed or reported none."
         ),
     )
 

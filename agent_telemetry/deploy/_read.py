@@ -8,7 +8,6 @@ columns, the dry run of each generated query. Only the emulator tests reach this
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from agent_telemetry.config import DeploymentConfig, Layout
 from agent_telemetry.deploy._client import BigQueryWarehouse
@@ -80,12 +79,10 @@ def costed_dry_run(
     warehouse: BigQueryWarehouse, view: ViewDefinition, views: Sequence[ViewDefinition]
 ) -> DryRun:
     """``dry_run``, with the bytes a query of one day of the view would scan beside the
-    whole view's (a second dry run, of ``one_day_query``; None if that one fails)."""
+    whole view's (a second dry run, of ``one_day_query``, when ``DryRun.with_one_day``
+    needs one)."""
     whole = dry_run(warehouse, view, views)
-    if not whole.ok:
-        return whole
-    day = warehouse.dry_run(one_day_query(view, views))
-    return replace(whole, one_day_bytes=day.bytes_processed if day.ok else None)
+    return whole.with_one_day(lambda: warehouse.dry_run(one_day_query(view, views)))
 
 
 def sink_plan(

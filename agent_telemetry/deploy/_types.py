@@ -6,7 +6,8 @@ and the views' columns already have.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from agent_telemetry.errors import AgentTelemetryError
 from agent_telemetry.views import TableField
@@ -47,3 +48,15 @@ class DryRun:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def with_one_day(self, day: Callable[[], DryRun]) -> DryRun:
+        """This dry run of the whole view, with ``day()``'s bytes (the dry run of its
+        query of one day) beside them: None if that one fails. Not asked when the whole
+        view scans 0 bytes: a day of it is the same query filtered, which scans no more
+        (an empty sink, a first deployment), so the answer is 0 without a second call."""
+        if not self.ok:
+            return self
+        if self.bytes_processed == 0:
+            return replace(self, one_day_bytes=0)
+        answer = day()
+        return replace(self, one_day_bytes=answer.bytes_processed if answer.ok else None)

@@ -292,9 +292,9 @@ def test_plan_formats_and_the_review_page_against_the_server(
     schema = json.loads((REPO / "docs" / "plan.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema).validate(document)
     assert {v["action"] for v in document["views"]} == {"create"}
-    # Each view's query of one day was dry-run too, and the server accepted it. The
-    # emulator reports totalBytesProcessed 0 for every dry run, so only the wiring is
-    # checked here; that the one-day query prunes is proved on its SQL
+    # The emulator reports totalBytesProcessed 0 for every dry run, so each view's day is
+    # 0 without a second dry run (test_deploy.py counts the calls and has the server
+    # accept each day's query); that the one-day query prunes is proved on its SQL
     # (tests/views/test_pruning.py), the figure is the server's.
     for view in document["views"]:
         dry_run = view["dry_run"]

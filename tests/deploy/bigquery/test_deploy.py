@@ -11,7 +11,16 @@ from agent_telemetry.deploy import BigQueryError, BigQueryWarehouse, apply_plan,
 from agent_telemetry.deploy._apply import apply_planned
 from agent_telemetry.deploy._decide import ViewResult
 from agent_telemetry.deploy._plan import META_LABEL, SQL_LABEL, sql_digest
-from agent_telemetry.views import LANE_VIEW, QUALITY_VIEW, generate_views
+from agent_telemetry.deploy._types import DryRun
+from agent_telemetry.views import (
+    LANE_VIEW,
+    QUALITY_VIEW,
+    generate_views,
+    inlined_query,
+    one_day_query,
+)
+from tests.deploy.bigquery.conftest import RETRY_DEADLINE_S
+from tests.deploy.bigquery.emulator import Emulator
 from tests.deploy.bigquery.helpers import create_sink, emitted_lines, log_entry, rows
 
 APPROVER = "Ana Analyst"
@@ -169,6 +178,37 @@ def test_first_apply_creates_every_view_and_they_read_the_emitted_lines(
         assert state.labels.items() >= view.labels.items()
         assert state.labels[SQL_LABEL] == sql_digest(view.query)[:32] == view.sql_sha256[:32]
         assert len(state.labels[META_LABEL]) == 32
+
+
+class RecordingWarehouse(BigQueryWarehouse):
+    """The real client against the emulator, keeping the SQL of every dry run it asks."""
+
+    def __init__(self, client: Any, endpoint: str) -> None:
+        super().__init__(client, endpoint=endpoint, retry_deadline_s=RETRY_DEADLINE_S)
+        self.dry_runs: list[str] = []
+
+    def dry_run(self, sql: str) -> DryRun:
+        self.dry_runs.append(sql)
+        return super().dry_run(sql)
+
+
+def test_a_view_that_scans_nothing_is_dry_run_once_and_each_days_query_is_accepted(
+    warehouse: BigQueryWarehouse, bq_client: Any, emulator: Emulator, loaded: DeploymentConfig
+) -> None:
+    """The emulator reports 0 bytes for every dry run, as BigQuery does on an empty sink:
+    a day of a view scans no more than the whole, so the plan says 0 for one day without
+    asking (one dry run per view, not two). The query of one day is still the server's to
+    accept: each view's is dry-run here once, as a plan of a sink with bytes would."""
+    views = generate_views(loaded)
+    recording = RecordingWarehouse(bq_client, emulator.endpoint)
+    plan = make_plan(recording, loaded)
+    assert recording.dry_runs == [inlined_query(v, views) for v in views]
+    assert [(v.name, v.dry_run.bytes_processed, v.dry_run.one_day_bytes) for v in plan.views] == [
+        (v.name, 0, 0) for v in views
+    ]
+    for view in views:
+        day = warehouse.dry_run(one_day_query(view, views))
+        assert (view.name, day.error) == (view.name, None)
 
 
 def test_plan_after_apply_is_unchanged_and_a_second_apply_is_a_no_op(
