@@ -13,9 +13,9 @@ from click.testing import CliRunner, Result
 
 from agent_telemetry.cli import main
 from agent_telemetry.config import DeploymentConfig
-from agent_telemetry.views import generate_views
+from agent_telemetry.views import generate_views, sink_schema
 from tests.deploy.bigquery.emulator import PROJECT, Emulator
-from tests.deploy.bigquery.helpers import create_sink, emitted_lines, log_entry
+from tests.deploy.bigquery.helpers import create_sink, emitted_lines, log_entry, sink_id
 
 
 def write_config(path: Path, source: str, target: str, project: str = PROJECT) -> Path:
@@ -319,3 +319,57 @@ def test_plan_formats_and_the_review_page_against_the_server(
     data = json.loads(record.read_text(encoding="utf-8"))
     assert data["approved_by"] == "Ana Analyst <ana@example.com>"
     assert data["plan_hash"] == document["plan_hash"]
+
+
+def test_the_plan_is_the_projects_catalogue_lock_and_layout_not_the_packages(
+    tmp_path: Path,
+    emulator: Emulator,
+    bq_client: Any,
+    bq_retry: Any,
+    deployment: DeploymentConfig,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A service's own deployment file names its catalogue, its lock and a layout; the
+    plan reads all three, and ``--layout`` overrides the file's. The sink lacks a field
+    only an event outside the catalogue has (pipeline_run's attempts): nothing to add. The
+    capacity before an apply is unknown, after it the lock's, and with the lock broken the
+    generated figures (``check`` reports the lock)."""
+    schema = [dict(f) for f in sink_schema()]
+    payload = next(f for f in schema if f["name"] == "jsonPayload")
+    payload["fields"] = [f for f in payload["fields"] if f["name"] != "attempts"]
+    create_sink(bq_client, bq_retry, deployment, schema=schema)
+    name = f"own_events_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(ONE_EVENT, encoding="utf-8")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    config = write_config(
+        tmp_path / "deploy.toml", deployment.source.dataset, deployment.target.dataset
+    )
+    text = config.read_text(encoding="utf-8").replace('"partitioned"', '"sharded"')
+    config.write_text(f'{text}\n[catalogue]\nmodule = "{name}"\nlock = "schema.lock.json"\n')
+    locked = run(["lock", "--config", str(config)])
+    assert locked.exit_code == 0, locked.output
+    command = ["--config", str(config), "--endpoint", emulator.endpoint, "--layout", "partitioned"]
+
+    def plan() -> dict[str, Any]:
+        result = run(["views", "plan", *command, "--format", "json"])
+        assert result.exit_code == 0, result.output
+        document: dict[str, Any] = json.loads(result.output)
+        assert document["layout"] == "partitioned"
+        assert document["sink"] == {"table": sink_id(deployment), "found": True, "missing": []}
+        assert [v["name"] for v in document["views"]] == ["chat_turn", "telemetry_quality"]
+        assert all(v["dry_run"]["ok"] for v in document["views"]), result.output
+        [capacity] = document["capacity"]
+        assert (capacity["view"], capacity["schema_version"]) == ("chat_turn", 1)
+        return capacity
+
+    first = plan()
+    assert (first["deployed_version"], first["bits_before"], first["fields"]) == (None, None, [])
+    record = tmp_path / "approval.json"
+    approved = run(["views", "approve", *command, "--by", "A", "-o", str(record)])
+    assert approved.exit_code == 0, approved.output
+    applied = run(["views", "apply", *command, "--approval", str(record)])
+    assert applied.exit_code == 0, applied.output
+    assert plan() == {**first, "deployed_version": 1, "bits_before": first["bits_after"]}
+    (tmp_path / "schema.lock.json").write_text("{", encoding="utf-8")
+    assert plan() == first
+    sys.modules.pop(name, None)
