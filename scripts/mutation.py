@@ -24,8 +24,11 @@ that read and write through the client (``_read``, ``_apply``, ``_client``) agai
 ``tests/deploy/bigquery/test_deploy.py`` as well: one emulator serves all its mutants
 (started here, named to the tests by ``AGENT_TELEMETRY_BQEMULATOR_ENDPOINT``). It is not
 in the default run: a mutant those tests do not kill costs their whole ~70 s, so the
-group takes hours on two cores. The emulator's CLI and docs transcript tests stay out:
-they run the command in a subprocess, which mutmut cannot observe.
+group takes hours on two cores. The docs transcript tests stay out: they run the
+command in a subprocess, which mutmut cannot observe. ``--group deploy-cli`` mutates the
+commands' glue (``deploy/cli.py``) against the deploy tests that need no server and
+``tests/deploy/bigquery/test_cli.py``, which runs the commands in-process (click's runner)
+against one emulator started here, as for deploy-server.
 """
 
 from __future__ import annotations
