@@ -109,10 +109,11 @@ def test_the_deployment_file_named_is_the_one_read_and_its_error_names_it(
 def test_a_catalogue_that_does_not_import_is_one_line_before_any_server(
     command: str, workspace: Path
 ) -> None:
+    """Before the credentials too: there are none here, and a login would not help."""
     module = f"broken_{workspace.name.replace('-', '_')}"
     (workspace / f"{module}.py").write_text("import no_such_module_here\n", encoding="utf-8")
     (workspace / "deploy.toml").write_text(CONFIG.format(module=module), encoding="utf-8")
-    result = run(command, "--config", "deploy.toml", "--endpoint", "http://127.0.0.1:1")
+    result = run(command, "--config", "deploy.toml")
     assert result.exit_code == 2
     assert result.output == (
         f"Error: the catalogue module {module} does not load: "
