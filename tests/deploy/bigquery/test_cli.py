@@ -360,7 +360,7 @@ def test_the_plan_is_the_projects_catalogue_lock_and_layout_not_the_packages(
         assert all(v["dry_run"]["ok"] for v in document["views"]), result.output
         [capacity] = document["capacity"]
         assert (capacity["view"], capacity["schema_version"]) == ("chat_turn", 1)
-        return capacity
+        return dict(capacity)
 
     first = plan()
     assert (first["deployed_version"], first["bits_before"], first["fields"]) == (None, None, [])
