@@ -32,6 +32,7 @@ def test_the_new_modules_have_groups_of_their_own_in_the_default_run() -> None:
         ("agent_telemetry/warehouse/_judging/copies.py", "warehouse-copies"),
         ("agent_telemetry/views/_lanes.py", "lanes"),
         ("agent_telemetry/report/charts.py", "report"),
+        ("agent_telemetry/deploy/cli.py", "deploy-cli"),
     ):
         assert group_of(module) == group
         assert group not in OPT_IN
