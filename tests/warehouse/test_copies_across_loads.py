@@ -64,3 +64,16 @@ def test_an_appended_load_counts_conflicting_copies_of_rows_already_stored(
     assert load_logs(con, [again], replace=False, sql_from=sql_from).conflicting == 1
     # A fresh load forgets the table: nothing conflicts in one clean file.
     assert load_logs(con, [again], sql_from=sql_from).conflicting == 0
+
+
+@PATHS
+def test_a_copy_of_an_earlier_files_only_entry_is_a_duplicate(
+    tmp_path: Path, sql_from: int
+) -> None:
+    """One keyed entry is enough for the files after it to be checked against it: the
+    last file is counted on its own only when no earlier file stored any entry."""
+    first = write_lines(tmp_path / "07.jsonl", [_entry("e-1")])
+    last = write_lines(tmp_path / "08.jsonl", [_entry("e-1"), _entry("e-2")])
+    report = load_logs(duckdb.connect(), [first, last], sql_from=sql_from)
+    assert [f.duplicates for f in report.files] == [0, 1]
+    assert [f.duplicates for f in check_logs([first, last]).files] == [0, 1]
