@@ -14,11 +14,13 @@ from agent_telemetry.deploy._plan_document import (
     FieldBits,
     PlanDocument,
     approve_command,
+    column_changes,
     plan_document,
 )
 from agent_telemetry.deploy._plan_markdown import render_markdown
 from agent_telemetry.deploy._review_page import render_review_page
-from tests.deploy.plan_cases import SINK_TABLE, make_plan
+from agent_telemetry.views import TableField, ViewDefinition
+from tests.deploy.plan_cases import SINK_TABLE, VIEW, make_plan
 
 COMMAND = approve_command(Path("telemetry.toml"), None, None)
 
@@ -104,3 +106,72 @@ def test_the_review_page_shows_the_sql_side_by_side_folded() -> None:
     first = doc.views[0].sql_after.splitlines()[0].replace(" ", "&nbsp;")
     assert first not in table  # far from any change: folded
     assert "&nbsp;AS&nbsp;render_ms," in table  # three lines above a change: shown
+
+
+def _columns(
+    deployed_schema: tuple[TableField, ...], kind: str = "VIEW", view: ViewDefinition = VIEW
+) -> list[tuple[str | None, ...]]:
+    """Column changes from the generated ``view`` to one deployed with ``deployed_schema``."""
+    plan = make_plan("update")
+    (planned,) = plan.views
+    assert planned.deployed.state is not None
+    state = replace(planned.deployed.state, schema=deployed_schema, kind=kind)
+    changed = replace(planned, view=view, deployed=replace(planned.deployed, state=state))
+    return [
+        (c.name, c.change, c.type_before, c.type_after, c.description_before, c.description_after)
+        for c in column_changes(changed)
+    ]
+
+
+GENERATED = tuple(c.schema_field() for c in VIEW.columns)
+
+
+def test_a_column_deployed_as_generated_is_no_change_whatever_the_case_of_its_name() -> None:
+    assert _columns(GENERATED) == []
+    assert _columns(tuple(replace(f, name=f.name.upper()) for f in GENERATED)) == []
+
+
+def test_no_description_and_an_empty_one_are_the_same() -> None:
+    """BigQuery leaves an empty description out: generated "" and deployed none is no
+    change; "" against a text is."""
+    blank = replace(
+        VIEW,
+        columns=tuple(replace(c, description="") if c.name == "theme" else c for c in VIEW.columns),
+    )
+    undescribed = tuple(replace(f, description=None) if f.name == "theme" else f for f in GENERATED)
+    assert _columns(undescribed, view=blank) == []
+    described = tuple(replace(f, description="Old.") if f.name == "theme" else f for f in GENERATED)
+    assert _columns(described, view=blank) == [
+        ("theme", "redescribed", "STRING", "STRING", "Old.", "")
+    ]
+
+
+def test_a_table_where_the_view_should_be_adds_every_column() -> None:
+    changes = _columns(GENERATED, kind="TABLE")
+    assert [(c[0], c[1], c[2]) for c in changes] == [(f.name, "added", None) for f in GENERATED]
+
+
+def test_deployed_columns_retyped_and_removed_in_order_their_server_text_cleaned() -> None:
+    """Generated order first, then the removed ones in the deployed order; every piece of
+    server text (name, type, description) cleaned once, here."""
+    retyped = tuple(
+        replace(f, type="STRING", description="Old\ttext\x1b[2J") if f.name == "passed" else f
+        for f in GENERATED
+    )
+    schema = (
+        *retyped,
+        TableField("gone\u202e", "INT64\n", description="Was\nhere."),
+        TableField("also_gone", "BOOL", mode="REPEATED"),
+    )
+    assert _columns(schema)[0] == (
+        "passed",
+        "retyped",
+        "STRING",
+        "BOOLEAN",
+        "Old\\ttext\\x1b[2J",
+        "Whether the rendered output passed its checks.",
+    )
+    assert _columns(schema)[1:] == [
+        ("gone\\u202e", "removed", "INT64\\n", None, "Was\\nhere.", None),
+        ("also_gone", "removed", "ARRAY<BOOL>", None, None, None),
+    ]
