@@ -134,3 +134,29 @@ def test_the_room_is_shared_small_sections_whole_the_rest_evenly(
         assert "SELECT 1" in last
         assert abs(len(first) - len(second)) < longest
         assert len(text) > limit - 2 * longest
+
+
+def test_a_table_of_exactly_its_quarter_is_whole_and_one_character_less_counts_the_rest() -> None:
+    """The sink's missing fields take at most a quarter of the limit: all of them when
+    they fit exactly, else the rows that fit and a count of the rest, within the quarter."""
+    plan = make_plan("create")
+    doc = plan_document(plan, COMMAND)
+    missing = [f"jsonPayload.field_{n} INTEGER" for n in range(200)]
+    doc = doc.model_copy(update={"sink": doc.sink.model_copy(update={"missing": missing})})
+    lines = render_markdown(doc).splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("Sink "))
+    part = lines[start - 1 : lines.index("", start + 2 + len(missing))]
+    assert part[-1] == f"- `{missing[-1]}`"
+    quarter = sum(len(line) + 1 for line in part)  # the sink's part, as the comment joins it
+    whole = render_markdown(doc, 4 * quarter).splitlines()
+    assert whole[start - 1 : start - 1 + len(part)] == part
+    assert "more row(s)" not in "\n".join(whole)
+    cut = render_markdown(doc, 4 * quarter - 1).splitlines()  # a quarter one less
+    end = next(n for n, line in enumerate(cut) if "more row(s)" in line)
+    shown = cut[start - 1 : end + 1]
+    assert sum(len(line) + 1 for line in shown) <= quarter - 1
+    rows = [line for line in shown if line.startswith("- ")]
+    assert shown[-1] == f"{200 - len(rows)} more row(s); {WHERE}"
+    assert rows == part[3 : 3 + len(rows)]
+    following = part[3 + len(rows)]  # as many rows as fit: one more would not have
+    assert sum(len(line) + 1 for line in shown) + len(following) + 1 > quarter - 1
