@@ -1,7 +1,7 @@
 """The plan document's fields (what bots read as JSON, and what the comment and the review
 page print), for the plans the golden files do not show: the summary of several actions,
 a sink not found, capacity fields new and gone, deployed SQL the server hides, and the
-review page's SQL side by side."""
+columns that change."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from agent_telemetry.deploy._plan_document import (
     plan_document,
 )
 from agent_telemetry.deploy._plan_markdown import render_markdown
-from agent_telemetry.deploy._review_page import render_review_page
 from agent_telemetry.views import TableField, ViewDefinition
 from tests.deploy.plan_cases import SINK_TABLE, VIEW, make_plan
 
@@ -89,23 +88,6 @@ def test_deployed_sql_the_server_hides_is_null_not_a_guess() -> None:
     (changed,) = plan_document(plan, COMMAND).views
     assert changed.sql_before is None
     assert changed.sql_after == view.view.query
-
-
-def test_the_review_page_shows_the_sql_side_by_side_folded() -> None:
-    """Deployed on the left, generated on the right, each side named; unchanged stretches
-    folded to three lines of context."""
-    doc = _doc("update")
-    html = render_review_page(doc)
-    start = html.index('<table class="diff"')
-    table = html[start : html.index("</table>", start) + 8]
-    assert '<th colspan="2" class="diff_header">deployed</th>' in table
-    assert '<th colspan="2" class="diff_header">generated</th>' in table
-    (added,) = [row for row in table.split("<tr>") if "attempt&nbsp;AS&nbsp;FLOAT64" in row]
-    assert added.index('id="to0_') < added.index("jsonPayload.attempt")  # on the right
-    assert 'id="from0_' not in added  # nothing on the left
-    first = doc.views[0].sql_after.splitlines()[0].replace(" ", "&nbsp;")
-    assert first not in table  # far from any change: folded
-    assert "&nbsp;AS&nbsp;render_ms," in table  # three lines above a change: shown
 
 
 def _columns(

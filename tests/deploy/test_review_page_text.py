@@ -78,6 +78,9 @@ def test_the_sql_side_by_side_named_folded_and_wrapping() -> None:
     assert f'<td class="diff_header" id="from0_8">8</td><td>{"&nbsp;" * 4}{context[1]}' in table
     assert context[0] in table  # three lines above the first change, shown
     assert context[2] not in table  # the fourth, folded
+    (added,) = [row for row in table.split("<tr>") if "attempt&nbsp;AS&nbsp;FLOAT64" in row]
+    assert added.index('id="to0_') < added.index("jsonPayload.attempt")  # on the right
+    assert 'id="from0_' not in added  # nothing on the left
 
 
 def test_a_tab_in_the_sql_is_four_columns() -> None:
@@ -87,7 +90,7 @@ def test_a_tab_in_the_sql_is_four_columns() -> None:
         update={"sql_after": view.sql_after.replace("    SAFE_CAST", "\tSAFE_CAST")}
     )
     table = _diff_table(render_review_page(doc.model_copy(update={"views": [tabbed]})))
-    assert f"diff_add\">{'&nbsp;' * 4}SAFE_CAST(sink.jsonPayload.attempt&nbsp;AS" in table
+    assert f'diff_add">{"&nbsp;" * 4}SAFE_CAST(sink.jsonPayload.attempt&nbsp;AS' in table
 
 
 def test_the_page_written_is_the_page_rendered(tmp_path: Path) -> None:
