@@ -206,14 +206,23 @@ def _sections(views: list[ViewChange], room: int) -> list[str]:
     return lines
 
 
+def _more_rows(count: int) -> list[str]:
+    return ["", f"{count} more row(s); {_WHERE_IN_FULL}"]
+
+
 def _rows(header: list[str], rows: list[str], room: int) -> list[str]:
     """A table's header and the rows that fit in ``room``; a last line counts the rest."""
     rows = [_short(row) for row in rows]
     if _size([*header, *rows]) <= room:
         return [*header, *rows]
-    more = ["", f"{len(rows)} more row(s); {_WHERE_IN_FULL}"]  # the longest it can be
-    kept = _fit(rows, room - _size(header) - _size(more))
-    return [*header, *kept, "", f"{len(rows) - len(kept)} more row(s); {_WHERE_IN_FULL}"]
+    used, kept = _size(header), []
+    for row in rows:
+        used += len(row) + 1
+        # The count shrinks as rows are kept (a digit fewer), never by more than a row.
+        if used + _size(_more_rows(len(rows) - len(kept) - 1)) > room:
+            break
+        kept.append(row)
+    return [*header, *kept, *_more_rows(len(rows) - len(kept))]
 
 
 def render_markdown(doc: PlanDocument, limit: int = COMMENT_MOST) -> str:

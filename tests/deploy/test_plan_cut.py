@@ -151,12 +151,13 @@ def test_a_table_of_exactly_its_quarter_is_whole_and_one_character_less_counts_t
     whole = render_markdown(doc, 4 * quarter).splitlines()
     assert whole[start - 1 : start - 1 + len(part)] == part
     assert "more row(s)" not in "\n".join(whole)
-    cut = render_markdown(doc, 4 * quarter - 1).splitlines()  # a quarter one less
-    end = next(n for n, line in enumerate(cut) if "more row(s)" in line)
-    shown = cut[start - 1 : end + 1]
-    assert sum(len(line) + 1 for line in shown) <= quarter - 1
-    rows = [line for line in shown if line.startswith("- ")]
-    assert shown[-1] == f"{200 - len(rows)} more row(s); {WHERE}"
-    assert rows == part[3 : 3 + len(rows)]
-    following = part[3 + len(rows)]  # as many rows as fit: one more would not have
-    assert sum(len(line) + 1 for line in shown) + len(following) + 1 > quarter - 1
+    for less in range(1, 80):  # a quarter one less, and on, past a few rows' boundaries
+        cut = render_markdown(doc, 4 * (quarter - less)).splitlines()
+        end = next(n for n, line in enumerate(cut) if "more row(s)" in line)
+        shown = cut[start - 1 : end + 1]
+        assert sum(len(line) + 1 for line in shown) <= quarter - less
+        rows = [line for line in shown if line.startswith("- ")]
+        assert shown[-1] == f"{200 - len(rows)} more row(s); {WHERE}"
+        assert rows == part[3 : 3 + len(rows)]
+        following = part[3 + len(rows)]  # as many rows as fit: one more would not have
+        assert sum(len(line) + 1 for line in shown) + len(following) + 1 > quarter - less
