@@ -215,7 +215,8 @@ def _rows(header: list[str], rows: list[str], room: int) -> list[str]:
     rows = [_short(row) for row in rows]
     if _size([*header, *rows]) <= room:
         return [*header, *rows]
-    used, kept = _size(header), list[str]()
+    used = _size(header)
+    kept: list[str] = []
     for row in rows:
         used += len(row) + 1
         # The count shrinks as rows are kept (a digit fewer), never by more than a row.
