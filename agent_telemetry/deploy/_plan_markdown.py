@@ -126,7 +126,7 @@ def _view_section(view: ViewChange, budget: int | None = None) -> list[str]:
     head = _section_head(view)
     table, code, info = _view_body(view)
     # The whole SQL's fence, kept when the SQL is cut: longer than any run in what is left.
-    fence = _fence("\n".join(code), info) if code else []
+    fence = _fence("\n".join(code), info)
     closing = ["", "</details>"]
     whole = head + table + (["", *fence] if code else []) + closing
     if budget is None or _size(whole) <= budget:
