@@ -160,13 +160,27 @@ def test_a_table_of_exactly_its_quarter_is_whole_and_one_character_less_counts_t
     whole = render_markdown(doc, 4 * quarter).splitlines()
     assert whole[start - 1 : start - 1 + len(part)] == part
     assert "more row(s)" not in "\n".join(whole)
-    for less in range(1, 80):  # a quarter one less, and on, past a few rows' boundaries
+    for less in range(1, 420):  # a quarter one less, and on, till the count has two digits
         cut = render_markdown(doc, 4 * (quarter - less)).splitlines()
         end = next(n for n, line in enumerate(cut) if "more row(s)" in line)
         shown = cut[start - 1 : end + 1]
         assert sum(len(line) + 1 for line in shown) <= quarter - less
         rows = [line for line in shown if line.startswith("- ")]
-        assert shown[-1] == f"{200 - len(rows)} more row(s); {WHERE}"
+        assert shown[-2:] == ["", f"{200 - len(rows)} more row(s); {WHERE}"]
         assert rows == part[3 : 3 + len(rows)]
         following = part[3 + len(rows)]  # as many rows as fit: one more would not have
         assert sum(len(line) + 1 for line in shown) + len(following) + 1 > quarter - less
+
+
+def test_no_room_is_lost_to_rounding_the_last_section_takes_the_remainder() -> None:
+    """Two identical views share an odd room: the second gets the character the first
+    could not, so at some limit it keeps one more line than the first."""
+    doc = plan_document(make_plan("update"), COMMAND)
+    twice = doc.model_copy(update={"views": doc.views * 2})
+    whole = render_markdown(twice)
+    longer = 0
+    for limit in range(len(whole) - 1, len(whole) - 600, -1):
+        first, second = _sections(render_markdown(twice, limit))
+        assert len(second) >= len(first)
+        longer += len(second) > len(first)
+    assert longer
