@@ -116,6 +116,10 @@ def test_when_not_every_view_fits_the_rest_are_counted_exactly(
             assert len(text) <= room
             assert text.count("<details>") == expected
             assert text.endswith(f"\n\n{31 - expected} more view(s) change; {WHERE}\n")
+    every = render_markdown(doc, prefix + sum(least))  # room for every view's least, no more
+    assert len(every) <= prefix + sum(least)
+    assert every.count("<details>") == 31
+    assert "more view(s) change" not in every
 
 
 def _sections(text: str) -> list[str]:
