@@ -203,7 +203,11 @@ def test_the_identity_comes_from_git_and_is_never_required(
     monkeypatch.chdir(tmp_path)
     git = shutil.which("git")
     assert git is not None
-    monkeypatch.setenv("PATH", str(Path(git).parent))  # git, and no gcloud
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "git").symlink_to(git)
+    # git, and no gcloud: git's own folder may hold one (/usr/bin/gcloud) set up to answer
+    monkeypatch.setenv("PATH", str(tools))
     assert approver_identity() == {
         "git_user": "Ana Analyst <ana@example.com>",
         "gcloud_account": None,

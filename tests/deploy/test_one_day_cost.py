@@ -59,3 +59,10 @@ def test_a_failed_view_dry_run_is_kept_as_it_is_and_the_day_is_not_asked() -> No
     failed = DryRun(schema=(), error="Not found: Table p:d.events")
     assert failed.with_one_day(day) == failed
     assert day.asked == 0
+
+
+def test_a_failed_day_dry_run_that_still_reports_bytes_gives_no_figure() -> None:
+    """An answer that failed is not a figure, whatever bytes it carries."""
+    day = DayAnswers(DryRun(schema=(), error="Quota exceeded", bytes_processed=10_485_760))
+    costed = DryRun(schema=(), bytes_processed=2048).with_one_day(day)
+    assert (costed.bytes_processed, costed.one_day_bytes) == (2048, None)
