@@ -119,30 +119,35 @@ def _view_body(view: ViewChange) -> tuple[list[str], list[str], str]:
     return table, [], ""
 
 
-def _view_section(view: ViewChange, budget: int | None = None) -> tuple[list[str], bool]:
-    """One view, collapsed; with ``budget``, cut to about that many characters (its head
-    is always whole). Returns the lines and whether anything was cut."""
+def _view_section(view: ViewChange, budget: int | None = None) -> list[str]:
+    """One view, collapsed. With ``budget``, when the whole is longer: its head, then the
+    leading lines of its columns and SQL (in reading order) that fit, and the pointer to
+    the full plan; never over ``budget`` when that is at least ``_least(view)``."""
     head = _section_head(view)
     table, code, info = _view_body(view)
-    fence_body = "\n".join(code)
+    # The whole SQL's fence, kept when the SQL is cut: longer than any run in what is left.
+    fence = _fence("\n".join(code), info)
     closing = ["", "</details>"]
-    if budget is None:
-        body = table + (["", *_fence(fence_body, info)] if code else [])
-        return head + body + closing, False
-    room = budget - _size(head) - _size(closing) - len(_TRIMMED) - 20
-    kept_table = _fit(table, room)
-    room -= _size(kept_table)
-    kept_code = _fit(code, room - 2 * (len(info) + 12))
-    cut = len(kept_table) < len(table) or len(kept_code) < len(code)
-    body = list(kept_table)
-    if kept_code:
-        body += ["", *_fence("\n".join(kept_code), info)]
-    if cut:
-        body += ["", _TRIMMED]
-    return head + body + closing, cut
+    whole = head + table + (["", *fence] if code else []) + closing
+    if budget is None or _size(whole) <= budget:
+        return whole
+    room = budget - _least(view)
+    body = _fit(table, room)
+    if code and len(body) == len(table):
+        opening, end = fence[0], fence[-1]
+        kept = _fit(code, room - _size(body) - _size(["", opening, end]))
+        if kept:
+            body += ["", opening, *kept, end]
+    return head + body + ["", _TRIMMED] + closing
+
+
+def _least(view: ViewChange) -> int:
+    """A cut section's least size: its head whole, the pointer and the closing tag."""
+    return _size([*_section_head(view), "", _TRIMMED, "", "</details>"])
 
 
 def _size(lines: list[str]) -> int:
+    """Characters of ``lines`` joined as the comment joins them, each ended by a newline."""
     return sum(len(line) + 1 for line in lines)
 
 
@@ -168,36 +173,57 @@ def _shares(sizes: list[int], room: int) -> list[int]:
     return shares
 
 
+def _more_views(count: int) -> list[str]:
+    return ["", f"{count} more view(s) change; {_WHERE_IN_FULL}"]
+
+
 def _sections(views: list[ViewChange], room: int) -> list[str]:
-    """Every changing view, collapsed, within ``room`` characters: whole when all fit,
-    else each cut to its share; when even their heads do not fit, the views past the
-    room are counted, not shown."""
-    whole = [_view_section(v)[0] for v in views]
-    if _size([line for section in whole for line in ["", *section]]) <= room:
-        return [line for section in whole for line in ["", *section]]
-    heads = [_size(["", *_section_head(v), "", "</details>"]) for v in views]
-    lines: list[str] = []
-    if sum(heads) + len(_TRIMMED) + 200 > room:
+    """Every changing view, collapsed, within ``room`` characters: whole when all fit;
+    else each gets its least (head and pointer) and the rest of the room is shared out
+    (the small ones whole, the others evenly); when even their least does not fit, the
+    views past the room are counted, not shown."""
+    whole = [["", *_view_section(v)] for v in views]
+    if _size([line for section in whole for line in section]) <= room:
+        return [line for section in whole for line in section]
+    sizes = [_size(section) for section in whole]
+    # One more each for the blank line before a section; a section shorter than its
+    # least (no columns, no SQL) is whole within it.
+    least = [min(1 + _least(v), size) for v, size in zip(views, sizes, strict=True)]
+    if sum(least) > room:
+        lines: list[str] = []
+        room -= _size(_more_views(len(views)))  # the longest that line can be
         shown = 0
-        for view, size in zip(views, heads, strict=True):
-            if _size(lines) + size + 200 > room:
+        for view, size in zip(views, least, strict=True):
+            if _size(lines) + size > room:
                 break
-            lines += ["", *_view_section(view, size + len(_TRIMMED) + 40)[0]]
+            lines += ["", *_view_section(view, size - 1)]
             shown += 1
-        rest = len(views) - shown
-        return [*lines, "", f"{rest} more view(s) change; {_WHERE_IN_FULL}"]
-    sizes = [_size(["", *section]) for section in whole]
-    for view, share in zip(views, _shares(sizes, room - 2), strict=True):
-        lines += ["", *_view_section(view, share - 1)[0]]
+        return [*lines, *_more_views(len(views) - shown)]
+    extra = _shares([s - m for s, m in zip(sizes, least, strict=True)], room - sum(least))
+    lines = []
+    for view, floor, more in zip(views, least, extra, strict=True):
+        lines += ["", *_view_section(view, floor + more - 1)]
     return lines
+
+
+def _more_rows(count: int) -> list[str]:
+    return ["", f"{count} more row(s); {_WHERE_IN_FULL}"]
 
 
 def _rows(header: list[str], rows: list[str], room: int) -> list[str]:
     """A table's header and the rows that fit in ``room``; a last line counts the rest."""
-    kept = _fit([_short(row) for row in rows], room - _size(header) - 120)
-    if len(kept) == len(rows):
-        return [*header, *kept]
-    return [*header, *kept, "", f"{len(rows) - len(kept)} more row(s); {_WHERE_IN_FULL}"]
+    rows = [_short(row) for row in rows]
+    if _size([*header, *rows]) <= room:
+        return [*header, *rows]
+    used = _size(header)
+    kept: list[str] = []
+    for row in rows:
+        used += len(row) + 1
+        # The count shrinks as rows are kept (a digit fewer), never by more than a row.
+        if used + _size(_more_rows(len(rows) - len(kept) - 1)) > room:
+            break
+        kept.append(row)
+    return [*header, *kept, *_more_rows(len(rows) - len(kept))]
 
 
 def render_markdown(doc: PlanDocument, limit: int = COMMENT_MOST) -> str:
@@ -234,7 +260,7 @@ def render_markdown(doc: PlanDocument, limit: int = COMMENT_MOST) -> str:
     )
     lines += views_table
     changing = [v for v in doc.views if v.action != "unchanged"]
-    lines += _sections(changing, limit - _size(lines) - 1)
+    lines += _sections(changing, limit - _size(lines))
     return "\n".join(lines) + "\n"
 
 
