@@ -150,6 +150,13 @@ def test_the_room_is_shared_small_sections_whole_the_rest_evenly(
         assert "SELECT 1" in last
         assert abs(len(first) - len(second)) < longest
         assert len(text) > limit - 2 * longest
+        # The short one takes only its own size: without it, and its size fewer
+        # characters, the two long ones are cut exactly the same.
+        room = limit - (text.index("\n\n<details>") + 1)
+        two = doc.model_copy(update={"views": list(big)})
+        prefix = render_markdown(two).index("\n\n<details>") + 1
+        alone = render_markdown(two, prefix + room - (len(last) + 2))
+        assert _sections(alone) == [first, second]
 
 
 def test_a_table_of_exactly_its_quarter_is_whole_and_one_character_less_counts_the_rest() -> None:
