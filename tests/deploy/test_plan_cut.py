@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent_telemetry.deploy._capacity import capacity_changes
+from agent_telemetry.deploy._plan import SQL_LABEL, view_plan
 from agent_telemetry.deploy._plan_document import PlanDocument, approve_command, plan_document
 from agent_telemetry.deploy._plan_markdown import COMMENT_MOST, _least, render_markdown
+from agent_telemetry.deploy._types import DryRun
 from agent_telemetry.schema.catalogue import load_catalogue
 from agent_telemetry.schema.spec import EventSpec
-from tests.deploy.plan_cases import first_deploy, make_plan
+from tests.deploy.plan_cases import VIEW, first_deploy, make_plan
 from tests.deploy.test_plan_fits import THIRTY
 from tests.service import write_module
 
@@ -147,6 +150,13 @@ def test_the_room_is_shared_small_sections_whole_the_rest_evenly(
         assert "SELECT 1" in last
         assert abs(len(first) - len(second)) < longest
         assert len(text) > limit - 2 * longest
+        # The short one takes only its own size: without it, and its size fewer
+        # characters, the two long ones are cut exactly the same.
+        room = limit - (text.index("\n\n<details>") + 1)
+        two = doc.model_copy(update={"views": list(big)})
+        prefix = render_markdown(two).index("\n\n<details>") + 1
+        alone = render_markdown(two, prefix + room - (len(last) + 2))
+        assert _sections(alone) == [first, second]
 
 
 def test_a_table_of_exactly_its_quarter_is_whole_and_one_character_less_counts_the_rest() -> None:
@@ -188,3 +198,24 @@ def test_no_room_is_lost_to_rounding_the_last_section_takes_the_remainder() -> N
         assert len(second) >= len(first)
         longer += len(second) > len(first)
     assert longer
+
+
+def test_a_view_with_nothing_to_cut_is_shown_whole_among_views_counted() -> None:
+    """A view changed by hand whose SQL the server hides has no columns or SQL to show:
+    shown, it is whole (no pointer to a trimmed SQL it never had), even where the views
+    past the room are counted."""
+    plan = make_plan("noop")
+    (view,) = plan.views
+    assert view.deployed.state is not None
+    labels = {**view.deployed.state.labels, SQL_LABEL: "0" * 32}
+    state = replace(view.deployed.state, labels=labels)
+    drifted = view_plan(VIEW, replace(view.deployed, state=state), DryRun((), error="no"))
+    doc = plan_document(replace(plan, views=(drifted,)), COMMAND)
+    assert doc.views[0].action == "drifted"
+    assert doc.views[0].diff == ""
+    many = doc.model_copy(update={"views": doc.views * 60})
+    whole = _sections(render_markdown(doc))[0]
+    text = render_markdown(many, 6_000)
+    assert "more view(s) change" in text
+    assert "trimmed" not in text
+    assert set(_sections(text)) == {whole}
