@@ -77,3 +77,16 @@ def test_a_copy_of_an_earlier_files_only_entry_is_a_duplicate(
     report = load_logs(duckdb.connect(), [first, last], sql_from=sql_from)
     assert [f.duplicates for f in report.files] == [0, 1]
     assert [f.duplicates for f in check_logs([first, last]).files] == [0, 1]
+
+
+@pytest.mark.parametrize("setting", [True, False])
+def test_a_load_leaves_the_connections_progress_bar_as_it_found_it(
+    tmp_path: Path, setting: bool
+) -> None:
+    """The load silences DuckDB's own bar while it draws its own, then gives the caller's
+    connection back as it was: an analyst's notebook keeps its bar."""
+    con = duckdb.connect()
+    con.execute(f"SET enable_progress_bar = {setting}")
+    first = write_lines(tmp_path / "07.jsonl", [_entry("e-1")])
+    load_logs(con, [first])
+    assert con.execute("SELECT current_setting('enable_progress_bar')").fetchall() == [(setting,)]
