@@ -13,6 +13,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, ClassVar
 
+import duckdb
 import pytest
 from pydantic import Field
 
@@ -157,3 +158,52 @@ def test_the_members_clean_lines_show_are_gathered_in_sql(tmp_path: Path, width:
     counts, _ = _sql_counts(catalogue, path)
     assert counts.clean["shelf_visit"].lines == 3000  # counted in SQL, not by Python
     assert sorted(counts.clean["shelf_visit"].fields["aisle"][1]) == sorted(set(aisles))
+
+
+def test_a_services_own_event_loads_alike_in_sql_and_in_python(tmp_path: Path) -> None:
+    """The load's SQL path judges a service's own fields by the service's catalogue (its
+    kinds), as Python does: the stored rows are the same, bent values NULL in both."""
+    from agent_telemetry.views import event_payload_keys, sink_fields
+    from agent_telemetry.warehouse._loading.fast import STAGED
+    from agent_telemetry.warehouse._loading.load import SINK_TABLE, create_sink, load_logs
+    from agent_telemetry.warehouse._loading.staging import Staging
+
+    path = tmp_path / "service.jsonl"
+    path.write_text(_service_lines(200))
+    specs = CATALOGUE.version_specs()
+    stored = {}
+    for fast in (True, False):
+        with duckdb.connect() as con:
+            con.execute("SET TimeZone = 'UTC'")
+            load_logs(
+                con,
+                [path],
+                schema=sink_fields("partitioned", specs),
+                kinds=payload_kinds(specs),
+                owners=event_payload_keys(specs),
+                fast=fast,
+                sql_from=0,
+            )
+            stored[fast] = sorted(
+                con.execute(
+                    f"SELECT jsonPayload.result, jsonPayload.shelf_ms FROM {SINK_TABLE}"
+                ).fetchall(),
+                key=repr,
+            )
+    assert stored[True] == stored[False]
+    assert len(stored[True]) == 200
+    assert (None, None) not in stored[True]
+    # And the SQL path serves it: all but the lines it cannot judge exactly (10 of the 20
+    # bent ones) are judged in SQL. By the package's kinds, every line would go to Python.
+    with duckdb.connect() as con, LogInput(path) as log:
+        sink = create_sink(
+            con,
+            schema=sink_fields("partitioned", specs),
+            kinds=payload_kinds(specs),
+            owners=event_payload_keys(specs),
+        )
+        staging = Staging(con, SINK_TABLE, sink, fast=True, fresh=True)
+        assert staging.fast is not None
+        staging.fast.stage(con, log)
+        staged = con.execute(f"SELECT kind, count(*) FROM {STAGED} GROUP BY kind").fetchall()
+    assert sorted(staged) == [("python", 10), ("telemetry", 190)]
