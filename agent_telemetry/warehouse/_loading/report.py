@@ -34,7 +34,7 @@ class FileLoad:
     def skipped(self) -> int:
         return self.records - self.loaded
 
-    def count(self, kind: Kind, count: int = 1) -> None:
+    def count(self, kind: Kind, count: int) -> None:
         """Count ``count`` records of a kind that is not telemetry (TEXT comes in runs)."""
         if kind is Kind.TEXT:
             self.text += count
