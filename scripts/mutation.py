@@ -48,6 +48,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from scripts.mutation_decorators import decorators_after  # noqa: E402
 from tests.deploy.bigquery.emulator import ENDPOINT_ENV, running_emulator  # noqa: E402
 
 WORK = REPO / ".mutation"
@@ -408,13 +409,15 @@ def group_of(module: str) -> str:
     sys.exit(f"{module}: in no group of scripts/mutation.py")
 
 
-def prepare(group: str, module: str | None = None) -> Path:
+def prepare(group: str, module: str | None = None, work: Path = WORK) -> Path:
     """The group's copy: the tracked files as they are now, its own [tool.mutmut].
-    One ``module`` of the group gets a copy of its own, mutating that module alone."""
+    One ``module`` of the group gets a copy of its own, mutating that module alone.
+    The mutated modules' decorators are applied after each ``def``, so that mutmut
+    mutates decorated functions too (scripts/mutation_decorators.py)."""
     modules, tests = GROUPS[group].modules, GROUPS[group].tests
-    copy = WORK / group
+    copy = work / group
     if module is not None:
-        modules, copy = [module], WORK / f"{group}.{Path(module).stem}"
+        modules, copy = [module], work / f"{group}.{Path(module).stem}"
     tracked = subprocess.run(
         ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
     ).stdout.decode()
@@ -423,6 +426,9 @@ def prepare(group: str, module: str | None = None) -> Path:
         if source.is_file():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / name)
+    for name in modules:
+        mutated = copy / name
+        mutated.write_text(decorators_after(mutated.read_text(encoding="utf-8")), encoding="utf-8")
     pyproject = copy / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
     own = (
