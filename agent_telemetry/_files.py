@@ -214,8 +214,8 @@ def check_target(path: Path, below: Path) -> None:
         os.close(fd)
 
 
-# Room a staged name leaves for a file a library puts beside it (DuckDB: ``.wal``).
-_BESIDE = len(".wal")
+# Room a staged name leaves for a file a library puts beside it (DuckDB's ``.wal``).
+_BESIDE = 4
 
 
 def _staged_name(folder: int, name: str) -> str:
