@@ -13,6 +13,7 @@ from agent_telemetry.config import (
     ConfigError,
     DeploymentConfig,
     check_exceptions,
+    identifier_problem,
     load_config,
     parse_config,
 )
@@ -412,3 +413,21 @@ def _refusal_without_origin(data: dict[str, object]) -> list[str]:
     with pytest.raises(ConfigError) as caught:
         parse_config(data)
     return str(caught.value).split("\n")
+
+
+@pytest.mark.parametrize(
+    ("kind", "good", "rule"),
+    [
+        ("project", "acme-agents-prod", "a Google Cloud project id: 6-30 lowercase letters"),
+        ("name", "agent_telemetry", "a BigQuery name: letters, digits and underscores"),
+        ("log_id", "run.googleapis.com/stdout", "a Cloud Logging log id: letters, digits"),
+        ("module", "myservice.telemetry", "a dotted Python import path (myservice.telemetry)"),
+    ],
+)
+def test_identifier_problem_names_the_rule_never_the_value(kind: str, good: str, rule: str) -> None:
+    """What `init --project/--dataset` says of a value: None when it fits, else the rule."""
+    assert identifier_problem(kind, good) is None
+    problem = identifier_problem(kind, SECRET)
+    assert problem is not None
+    assert problem.startswith(f"not {rule}")
+    assert SECRET not in problem
