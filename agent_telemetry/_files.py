@@ -214,6 +214,19 @@ def check_target(path: Path, below: Path) -> None:
         os.close(fd)
 
 
+# Room a staged name leaves for a file a library puts beside it (DuckDB's ``.wal``).
+_BESIDE = 4
+
+
+def _staged_name(folder: int, name: str) -> str:
+    """A fresh hidden name for the staged copy of ``name`` in ``folder``: named after it
+    (a leftover is known by its name), cut to fit the file system with ``_BESIDE`` to
+    spare, so every name it takes can be written."""
+    suffix = f".{secrets.token_hex(4)}.tmp"
+    room = os.fpathconf(folder, "PC_NAME_MAX") - _BESIDE - len(suffix)
+    return os.fsdecode(os.fsencode(f".{name}")[:room]) + suffix
+
+
 @contextlib.contextmanager
 def _replacing(path: Path, below: Path, *, new: bool) -> Iterator[tuple[int, str, int | None]]:
     """The checked folder's descriptor and a fresh temporary name in it; on success the
@@ -221,7 +234,7 @@ def _replacing(path: Path, below: Path, *, new: bool) -> Iterator[tuple[int, str
     root, parts = _parts(path, below)
     folder = _open_folder(root, parts[:-1], create=True)
     name = parts[-1]
-    temporary = f".{name}.{secrets.token_hex(4)}.tmp"
+    temporary = _staged_name(folder, name)
     try:
         mode = _existing_mode(folder, name, path)
         if new and mode is not None:

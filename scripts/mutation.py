@@ -101,7 +101,10 @@ GROUPS: dict[str, Group] = {
             "tests/test_outside_text.py::test_markup_escapes_what_rich_would_read",
         ],
     ),
-    "files": Group([f"{PKG}/_files.py"], ["tests/test_files.py", "tests/test_files_layer.py"]),
+    "files": Group(
+        [f"{PKG}/_files.py"],
+        ["tests/test_files.py", "tests/test_files_layer.py", "tests/test_files_building.py"],
+    ),
     "project": Group(
         [f"{PKG}/project.py", f"{PKG}/config.py"],
         [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -141,8 +142,8 @@ def test_a_write_needs_no_temporary_folder_and_stages_beside_the_file(
 ) -> None:
     # The staged copy is written in the file's own folder (one file system: the rename
     # is atomic), hidden and named after the file, so one left by a killed process is
-    # never read as a view: ``.view.sql.<random>.tmp``. The rename is relative to the
-    # walked folder's descriptor, so the folder is read back from it.
+    # never read as a view: ``.view.sql.<8 random hex digits>.tmp``. The rename is
+    # relative to the walked folder's descriptor, so the folder is read back from it.
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-tmp"))
     staged: list[tuple[str, Path]] = []
     real_replace = os.replace
@@ -159,7 +160,7 @@ def test_a_write_needs_no_temporary_folder_and_stages_beside_the_file(
     assert path.read_text(encoding="utf-8") == "x"
     ((source, folder),) = staged
     assert folder == tmp_path
-    assert re.fullmatch(r"\.view\.sql\.[^./]+\.tmp", source), source
+    assert re.fullmatch(r"\.view\.sql\.[0-9a-f]{8}\.tmp", source), source
     assert sorted(p.name for p in tmp_path.iterdir()) == ["view.sql"]
 
 
@@ -347,3 +348,84 @@ def test_a_folder_swapped_for_a_link_or_a_file_as_it_is_made_is_refused(
     message = _refusal(lambda: write_text(trusted / "views" / "v.sql", "x", trusted))
     assert message == f"{trusted}/views: {why}"
     assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [f"{'v' * 251}.sql", f"{'é' * 125}.sql"],  # 255 bytes; 254, cut inside an é
+    ids=["ascii", "two-byte"],
+)
+def test_the_longest_name_the_file_system_takes_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    # The staged copy's name is cut to fit (with room for a `.wal` a library puts beside
+    # it), so a name the file system takes is never refused as "File name too long".
+    staged: list[str] = []
+    real_replace = os.replace
+
+    def replace(source: str, target: str, **kwargs: int) -> None:
+        staged.append(source)
+        real_replace(source, target, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    path = tmp_path / name
+    assert len(os.fsencode(name)) in (254, 255)
+    write_text(path, "old", tmp_path)
+    write_text(path, "new", tmp_path)
+    assert path.read_text(encoding="utf-8") == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    source = os.fsencode(staged[-1])
+    assert len(source) == 255 - len(".wal")  # all the room there is, less the .wal's
+    assert source.startswith(os.fsencode(f".{name}")[:200])
+    assert re.fullmatch(rb"\.[^/]+\.[0-9a-f]{8}\.tmp", source), source
+
+
+def test_writing_replaces_by_default_and_keeps_the_mode(tmp_path: Path, umask: int) -> None:
+    # The demo streams its log through ``writing`` itself, with no keyword given.
+    path = tmp_path / "telemetry.jsonl"
+    path.write_bytes(b"old")
+    os.chmod(path, 0o644)
+    with _files.writing(path, tmp_path) as file:
+        file.write(b"new")
+    assert path.read_bytes() == b"new"
+    assert oct(path.stat().st_mode & 0o777) == oct(0o644)
+    fresh = tmp_path / "fresh.jsonl"
+    with _files.writing(fresh, tmp_path) as file:
+        file.write(b"x")
+    assert oct(fresh.stat().st_mode & 0o777) == oct(0o666 & ~umask)
+
+
+def test_a_file_made_by_another_process_during_a_new_write_is_kept(tmp_path: Path) -> None:
+    # The race ``new`` closes: nothing was there when checked, another process (a second
+    # `init`) made the file while this one was writing. Its file stays; ours is dropped.
+    path = tmp_path / "telemetry.toml"
+
+    def race() -> None:
+        with _files.writing(path, tmp_path, new=True) as file:
+            file.write(b"ours")
+            path.write_bytes(b"theirs")
+
+    assert _refusal(race) == f"{path}: exists; not overwritten"
+    assert path.read_bytes() == b"theirs"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["telemetry.toml"]
+
+
+def test_a_link_planted_at_the_staged_name_is_never_written_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Someone who can write the folder and guesses the staged name puts a link there:
+    # the staged copy is made only as a new file (O_EXCL), so the link is never followed
+    # and never renamed into place.
+    monkeypatch.setattr(secrets, "token_hex", lambda nbytes: "0" * 2 * nbytes)
+    outside = tmp_path / "outside.txt"
+    outside.write_text(TARGET, encoding="utf-8")
+    folder = tmp_path / "views"
+    folder.mkdir()
+    path = folder / "v.sql"
+    path.write_text("old", encoding="utf-8")
+    (folder / ".v.sql.00000000.tmp").symlink_to(outside)
+    with pytest.raises(FileExistsError):
+        write_text(path, "written", tmp_path)
+    assert outside.read_text(encoding="utf-8") == TARGET
+    assert not path.is_symlink()
+    assert path.read_text(encoding="utf-8") == "old"
