@@ -4,6 +4,7 @@ is the one used, and the error when DuckDB refuses the rows."""
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -132,3 +133,85 @@ def test_rows_duckdb_refuses_name_the_file_and_the_error_class_only(tmp_path: Pa
     assert message.startswith(f"{path}: DuckDB refused the rows (")
     assert message.endswith("Exception)")
     assert "premium" not in message
+
+
+class _Watch:
+    """A progress listener that also looks at the table and the spool's folder whenever
+    a file starts (the load has set everything up by then)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, spool_root: Path | None = None) -> None:
+        self.con, self.spool_root = con, spool_root
+        self.updates: list[int] = []
+        self.oids: list[int] = []
+        self.folders: list[list[str]] = []
+
+    def start_file(self, label: str, size: int) -> None:
+        ((oid,),) = self.con.execute(
+            f"SELECT table_oid FROM duckdb_tables() WHERE table_name = '{SINK_TABLE}'"
+        ).fetchall()
+        self.oids.append(oid)
+        if self.spool_root is not None:
+            self.folders.append(sorted(p.name for p in self.spool_root.iterdir()))
+
+    def update(self, done: int) -> None:
+        self.updates.append(done)
+
+    def finish_file(self) -> None:
+        pass
+
+
+def test_files_holding_sql_from_bytes_are_read_whole_by_duckdb(tmp_path: Path) -> None:
+    # DuckDB reads the whole file at once: the bar jumps to its size. Below the
+    # threshold Python reads it, and moves the bar every 8192 records (none in 2).
+    path = _file(tmp_path, "a.jsonl", "public", "admin")
+    size = path.stat().st_size
+    for sql_from, updates in ((size, [size]), (size + 1, [])):
+        con = duckdb.connect()
+        watch = _Watch(con)
+        assert load_logs(con, [path], sql_from=sql_from, progress=watch).loaded == 2
+        assert watch.updates == updates
+        assert _lanes(con) == ["admin", "public"]
+
+
+def test_into_a_table_the_load_creates_the_first_files_rows_become_the_table(
+    tmp_path: Path,
+) -> None:
+    # Not copied (a million rows cost 8% of the load to copy): the staging table takes
+    # the empty table's place. Appending copies into the table, which stays.
+    paths = [_file(tmp_path, "a.jsonl", "public"), _file(tmp_path, "b.jsonl", "admin")]
+    con = duckdb.connect()
+    watch = _Watch(con)
+    load_logs(con, paths, progress=watch)
+    ((after,),) = con.execute(
+        f"SELECT table_oid FROM duckdb_tables() WHERE table_name = '{SINK_TABLE}'"
+    ).fetchall()
+    assert watch.oids[0] != watch.oids[1] == after
+    assert _lanes(con) == ["admin", "public"]
+    watch = _Watch(con)
+    load_logs(con, [_file(tmp_path, "c.jsonl", "premium")], replace=False, progress=watch)
+    assert watch.oids == [after]
+    assert _lanes(con) == ["admin", "premium", "public"]
+
+
+@pytest.mark.parametrize("refused", [False, True], ids=["loaded", "refused"])
+def test_the_spool_is_a_named_temporary_folder_gone_after_the_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: bool
+) -> None:
+    # The judged rows wait in a spool file under TMPDIR: its folder names the tool (a
+    # load killed midway leaves it behind), and a load removes it, refused or not.
+    spool_root = tmp_path / "tmp"
+    spool_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool_root))
+    con = duckdb.connect()
+    if refused:
+        con.execute(f"CREATE TABLE {SINK_TABLE} (x INTEGER)")
+    watch = _Watch(con, spool_root)
+    path = _file(tmp_path, "a.jsonl", "public")
+    if refused:
+        with pytest.raises(LoadError):
+            load_logs(con, [path], replace=False, progress=watch)
+    else:
+        load_logs(con, [path], progress=watch)
+    ((folder,),) = watch.folders
+    assert folder.startswith("agent-telemetry-")
+    assert list(spool_root.iterdir()) == []

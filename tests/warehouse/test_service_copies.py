@@ -207,3 +207,36 @@ def test_a_services_own_event_loads_alike_in_sql_and_in_python(tmp_path: Path) -
         staging.fast.stage(con, log)
         staged = con.execute(f"SELECT kind, count(*) FROM {STAGED} GROUP BY kind").fetchall()
     assert sorted(staged) == [("python", 10), ("telemetry", 190)]
+
+
+def test_an_appended_load_reads_and_ranks_a_services_fields_by_its_catalogue(
+    tmp_path: Path,
+) -> None:
+    # Appending (replace=False) builds the sink's columns apart from a fresh load: it
+    # must still read the service's own fields (its kinds) and rank copies of its
+    # events by them (its owners), or shelf_ms is dropped and two copies that differ
+    # only there count as alike.
+    first = tmp_path / "07.jsonl"
+    first.write_text(
+        json.dumps(entry("shelf_lookup", insert_id="k1", timestamp=STAMP, result="hit", shelf_ms=5))
+        + "\n"
+    )
+    later = tmp_path / "08.jsonl"
+    later.write_text(
+        "".join(
+            json.dumps(record) + "\n"
+            for record in (
+                entry("shelf_lookup", insert_id="k1", timestamp=STAMP, result="hit", shelf_ms=700),
+                entry("shelf_lookup", insert_id="k2", timestamp=STAMP, result="miss", shelf_ms=42),
+            )
+        )
+    )
+    with Warehouse(catalogue=CATALOGUE) as wh:
+        assert wh.load([first]).conflicting == 0
+        report = wh.load([later], replace=False)
+        stored = wh.rows(
+            "SELECT insertId, jsonPayload.result, jsonPayload.shelf_ms "
+            "FROM run_googleapis_com_stdout ORDER BY ALL"
+        )
+    assert stored == [("k1", "hit", 5), ("k1", "hit", 700), ("k2", "miss", 42)]
+    assert (report.loaded, report.conflicting) == (2, 1)

@@ -38,7 +38,8 @@ class Staging:
         self._earlier = EarlierEntries(con)
         self.last = False  # the load's last file: no later file needs its entries
         # Only the pinned sink schema's types are what SQL judges into.
-        self.fast = FastJudge(sink.kept, sink.kinds) if fast and sink.judged_types else None
+        sql = fast and sink.judged_types and sink.judged_envelope
+        self.fast = FastJudge(sink.kept, sink.kinds) if sql else None
 
     def _create_staged(self, *, temporary: bool) -> None:
         columns = ", ".join(

@@ -48,6 +48,8 @@ INSERT_ID_FIELD = TableField(
 )
 # The DuckDB type a payload value has once judged (the pinned sink schema's types).
 _JUDGED_TYPES = {"int": "BIGINT", "string": "VARCHAR", "bool": "BOOLEAN", "strings": "VARCHAR[]"}
+# The types the SQL judge gives the envelope columns (the pinned sink schema's).
+_JUDGED_ENVELOPE = {TIMESTAMP: "TIMESTAMPTZ", INSERT_ID: "VARCHAR"}
 # One judged row stays far below this; DuckDB's reader buffers per object.
 MAX_ROW_BYTES = 1 << 20
 
@@ -121,6 +123,13 @@ class SinkColumns:
             key in self.kinds and _JUDGED_TYPES[self.kinds[key]] == kind
             for key, kind in self.payload.items()
         )
+
+    @property
+    def judged_envelope(self) -> bool:
+        """Whether ``timestamp`` and ``insertId`` have the types the SQL judge gives them
+        (the pinned sink schema's): cast to another, a value would differ from the text
+        Python stores, or fail where Python's rows are refused with a ``LoadError``."""
+        return all(self.columns[name] == kind for name, kind in _JUDGED_ENVELOPE.items())
 
 
 def _structure(field: TableField) -> Any:
