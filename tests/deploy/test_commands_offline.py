@@ -5,6 +5,7 @@ would deploy. In-process (click's runner), so ``scripts/mutation.py`` sees
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from agent_telemetry.config import Layout
 from agent_telemetry.deploy._approval import write_approval
 from agent_telemetry.deploy.cli import planned_views
 from agent_telemetry.project import resolve_project
-from tests.deploy.test_approval import record
+from tests.deploy.test_approval import _sha, record
 
 COMMANDS = {
     "plan": [],
@@ -153,3 +154,31 @@ def test_a_plan_deploys_the_projects_own_catalogue_in_the_layout_asked(
     assert [(v.name, v.layout, v.project, v.dataset) for v in views] == [
         (name, built, "proj-one", "telemetry") for name in ("chat_turn", "telemetry_quality")
     ]
+
+
+def _resealed(**fields: object) -> str:
+    """The workspace's record with ``fields`` changed and every digest recomputed: what
+    someone who edits the file and knows the format writes."""
+    data = {**json.loads(record().to_json()), **fields}
+    del data["field_sha256"], data["record_sha256"]
+    digests = {k: _sha(v) for k, v in data.items()}
+    return json.dumps({**data, "field_sha256": digests, "record_sha256": _sha(digests)})
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("[" * 200 + "]" * 200, "approval.json: nested deeper than 128 levels"),
+        (_resealed(valid_days=3650), "approval.json: valid_days: must be 1 to 90 days"),
+        (_resealed(valid_days=0), "approval.json: valid_days: must be 1 to 90 days"),
+    ],
+    ids=["nested", "ten-years", "zero-days"],
+)
+def test_an_unusable_record_is_refused_by_name_before_any_server(
+    text: str, error: str, workspace: Path
+) -> None:
+    """A record nested past what is parsed, or one whose validity was stretched and
+    every digest recomputed: one line naming the file and the field, exit 2."""
+    (workspace / "approval.json").write_text(text, encoding="utf-8")
+    result = run("apply", "--config", "deploy.toml")
+    assert (result.exit_code, result.output) == (2, f"Error: {error}\n")

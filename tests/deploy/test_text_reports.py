@@ -8,8 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import pytest
+
 from agent_telemetry.deploy._approval import approve
-from agent_telemetry.deploy._decide import ApplyResult, ViewResult
+from agent_telemetry.deploy._decide import ApplyResult, Outcome, ViewResult
 from agent_telemetry.deploy._plan import DeployedView, DeploymentPlan, SinkPlan, ViewPlan
 from agent_telemetry.deploy._report import render_apply, render_approval, render_plan
 from agent_telemetry.deploy._sink import MissingField, missing_payload_fields
@@ -279,6 +281,32 @@ def test_an_apply_with_nothing_to_write_says_so() -> None:
     assert render_apply(result).splitlines()[1:] == [
         "  unchanged  pipeline_render",
         "applied: 1 unchanged (nothing to do)",
+    ]
+
+
+@pytest.mark.parametrize("outcome", ["created", "updated", "adopted"])
+def test_an_apply_that_wrote_one_view_never_says_nothing_to_do(outcome: Outcome) -> None:
+    planned = make_plan("create")
+    result = ApplyResult(planned, results=(ViewResult("pipeline_render", outcome),))
+    assert render_apply(result).splitlines()[1:] == [
+        f"  {outcome:<9}  pipeline_render",
+        f"applied: 1 {outcome}",
+    ]
+
+
+def test_an_apply_that_only_patched_the_sink_never_says_nothing_to_do() -> None:
+    """The sink table was written even though every view was already as generated."""
+    planned = make_plan("noop")
+    result = ApplyResult(
+        planned,
+        sink_patched=("jsonPayload.attempt INTEGER",),
+        results=(ViewResult("pipeline_render", "unchanged"),),
+    )
+    assert render_apply(result).splitlines()[1:] == [
+        "sink acme-agents-prod.agent_logs.run_googleapis_com_stdout: added"
+        " jsonPayload.attempt INTEGER",
+        "  unchanged  pipeline_render",
+        "applied: 1 unchanged",
     ]
 
 
