@@ -161,6 +161,11 @@ def check_approver(name: str, what: str = "--by") -> str:
     return name
 
 
+def days(count: int) -> str:
+    """``count`` days in words: "1 day", "14 days"."""
+    return f"{count} day" if count == 1 else f"{count} days"
+
+
 def check_valid_days(days: int, what: str = "--valid-days") -> int:
     if not 1 <= days <= MAX_VALID_DAYS:
         raise ApprovalError(f"{what}: must be 1 to {MAX_VALID_DAYS} days")
@@ -315,7 +320,7 @@ def timing_problem(approval: Approval, now: datetime | None = None) -> str | Non
     if now >= expires:
         return (
             f"the approval expired at {expires.strftime(_TIME_FORMAT)} "
-            f"({approval.valid_days} days after approval); run `views approve` again"
+            f"({days(approval.valid_days)} after approval); run `views approve` again"
         )
     return None
 

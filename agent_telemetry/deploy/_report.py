@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from agent_telemetry._text import clean
-from agent_telemetry.deploy._approval import Approval
+from agent_telemetry.deploy._approval import Approval, days
 from agent_telemetry.deploy._decide import ApplyResult
 from agent_telemetry.deploy._plan import ACTIONS, DeploymentPlan
 
@@ -101,7 +101,7 @@ def render_approval(approval: Approval, path: str) -> str:
     lines = [
         f"approved {approval.plan_hash}",
         f"  target {approval.target}, by {approval.approved_by} at {approval.approved_at}, "
-        f"valid {approval.valid_days} days",
+        f"valid {days(approval.valid_days)}",
         f"  views: {summary}",
     ]
     identity = approval.approver_identity

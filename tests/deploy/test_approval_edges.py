@@ -100,7 +100,7 @@ def test_a_record_valid_for_one_day_reads_back_and_expires_a_day_later(tmp_path:
         == ()
     )
     assert refusals(planned, record, adopt=False, patch_sink=False, now=expires) == (
-        "the approval expired at 2026-12-02T10:00:00Z (1 days after approval); "
+        "the approval expired at 2026-12-02T10:00:00Z (1 day after approval); "
         "run `views approve` again",
     )
 

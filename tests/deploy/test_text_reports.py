@@ -340,3 +340,8 @@ def test_a_refused_apply_lists_every_reason_and_says_what_was_written() -> None:
         "refused; no view written:",
         "  - approval expired",
     ]
+
+
+def test_an_approval_for_one_day_says_one_day() -> None:
+    record = approve(plan(), "Ana Analyst", now=NOW, valid_days=1)
+    assert render_approval(record, "a.json").splitlines()[1].endswith(", valid 1 day")
