@@ -176,6 +176,7 @@ GROUPS: dict[str, Group] = {
         # tests on the demo's report (a whole demo per mutant) and the browser's stay out.
         [
             "tests/report/test_drawn.py",
+            "tests/report/test_report_command.py",
             *(
                 f"tests/report/test_report.py::{t}"
                 for t in (
