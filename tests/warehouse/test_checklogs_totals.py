@@ -11,10 +11,11 @@ from click.testing import CliRunner
 
 from agent_telemetry.cli import main
 from agent_telemetry.warehouse import check_logs
+from agent_telemetry.warehouse._checking.check_logs import PROGRESS_EVERY
 from agent_telemetry.warehouse._loading.fast import SQL_FROM
 from agent_telemetry.warehouse._reading.records import MAX_DEPTH
 from agent_telemetry.warehouse._reading.source import MAX_RECORD
-from tests.warehouse.lines import line
+from tests.warehouse.lines import line, write_lines
 
 GOOD = line("pipeline_run", lane="public", status="ok")
 OVERSIZED = '{"textPayload": "' + "x" * MAX_RECORD + '"}'
@@ -111,3 +112,57 @@ def test_check_logs_reports_the_extremes_of_every_file(extremes_first: list[Path
     assert result.exit_code == 0, result.output
     shown = json.loads(result.output)["events"]["pipeline_render"]["coverage"]["slot_wait_ms"]
     assert {key: shown[key] for key in EXTREMES} == EXTREMES
+
+
+def test_unknown_events_and_rejected_lines_each_count_as_a_violation(tmp_path: Path) -> None:
+    # As many unknown events as rejected lines, and no invalid line: a count that took one
+    # kind away from the other would find the log clean.
+    path = write_lines(
+        tmp_path / "odd.jsonl",
+        [
+            GOOD,
+            line("cache_lookup", tier="public"),
+            line("door_opened"),
+            line("telemetry_rejected", reason="unknown_event"),
+            line("telemetry_rejected", reason="bad_event_type"),
+        ],
+    )
+    report = check_logs([path])
+    assert (report.violations, report.clean) == (4, False)
+    result = CliRunner().invoke(main, ["check-logs", str(path)], env={"COLUMNS": "300"})
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines()[-1] == "4 line(s) with violations"
+    shown = CliRunner().invoke(main, ["check-logs", str(path), "--format", "json"])
+    assert shown.exit_code == 1
+    assert json.loads(shown.output)["clean"] is False
+
+
+class _Bar:
+    """What check-logs reports to its progress bar: bytes of the file read so far."""
+
+    def __init__(self) -> None:
+        self.size = -1
+        self.updates: list[int] = []
+        self.finished = 0
+
+    def start_file(self, label: str, size: int) -> None:
+        self.size = size
+
+    def update(self, done: int) -> None:
+        self.updates.append(done)
+
+    def finish_file(self) -> None:
+        self.finished += 1
+
+
+def test_python_s_check_moves_the_bar_every_progress_every_records(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "long.jsonl", [GOOD] * (3 * PROGRESS_EVERY + 1))
+    bar = _Bar()
+    report = check_logs([path], progress=bar, fast=False)
+    assert report.telemetry == 3 * PROGRESS_EVERY + 1
+    # Records 0, PROGRESS_EVERY, 2 * and 3 * PROGRESS_EVERY: in bytes read, never past
+    # the file's size, and moving on as the read does (the file spans several reads).
+    assert len(bar.updates) == 4, bar.updates
+    assert bar.updates == sorted(bar.updates)
+    assert 0 < bar.updates[0] < bar.updates[-1] <= bar.size == path.stat().st_size
+    assert bar.finished == 1
