@@ -138,15 +138,20 @@ def test_unknown_events_and_rejected_lines_each_count_as_a_violation(tmp_path: P
 
 
 class _Bar:
-    """What check-logs reports to its progress bar: bytes of the file read so far."""
+    """What check-logs reports to its progress bar: each file's name and size, and the
+    bytes of it read so far."""
 
     def __init__(self) -> None:
-        self.size = -1
+        self.files: list[tuple[str, int]] = []
         self.updates: list[int] = []
         self.finished = 0
 
+    @property
+    def size(self) -> int:
+        return self.files[-1][1]
+
     def start_file(self, label: str, size: int) -> None:
-        self.size = size
+        self.files.append((label, size))
 
     def update(self, done: int) -> None:
         self.updates.append(done)
@@ -165,4 +170,17 @@ def test_python_s_check_moves_the_bar_every_progress_every_records(tmp_path: Pat
     assert len(bar.updates) == 4, bar.updates
     assert bar.updates == sorted(bar.updates)
     assert 0 < bar.updates[0] < bar.updates[-1] <= bar.size == path.stat().st_size
-    assert bar.finished == 1
+    assert (bar.files, bar.finished) == ([("long.jsonl", path.stat().st_size)], 1)
+
+
+def test_the_sql_path_moves_the_bar_to_each_file_s_end(tmp_path: Path) -> None:
+    paths = [
+        write_lines(tmp_path / "a.jsonl", [GOOD] * 3),
+        write_lines(tmp_path / "b.jsonl", [GOOD, "service started"]),
+    ]
+    bar = _Bar()
+    report = check_logs(paths, progress=bar, sql_from=0)
+    assert (report.telemetry, report.clean) == (4, True)
+    sizes = [path.stat().st_size for path in paths]
+    assert bar.files == [("a.jsonl", sizes[0]), ("b.jsonl", sizes[1])]
+    assert (bar.updates, bar.finished) == (sizes, 2)
