@@ -24,6 +24,8 @@ decorator in the package depends on.
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 KEPT = ("staticmethod", "classmethod")  # mutmut handles these alone on a def
@@ -59,13 +61,14 @@ def decorators_after(source: str) -> str:
 
 def refused_by_mutmut(source: str) -> list[str]:
     """The functions of ``source`` mutmut 3.8.1 would not mutate for their decorators."""
-    refused: list[str] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            decorators = node.decorators
-            if decorators and not (len(decorators) == 1 and _kept(decorators[0])):
-                refused.append(node.name.value)
-
-    cst.parse_module(source).visit(Finder())
-    return refused
+    return [
+        node.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.decorator_list
+        and not (
+            len(node.decorator_list) == 1
+            and isinstance(node.decorator_list[0], ast.Name)
+            and node.decorator_list[0].id in KEPT
+        )
+    ]
