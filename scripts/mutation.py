@@ -197,7 +197,9 @@ GROUPS: dict[str, Group] = {
             f"{PKG}/schema/buckets.py",
             f"{PKG}/schema/compat.py",
         ],
-        ["tests/schema"],
+        # the one door test that runs the command on a copy of the repository cannot
+        # import the package from mutmut's copy (UNBUILDABLE_COPY): the doors group's
+        ["tests/schema", f"--deselect={UNBUILDABLE_COPY}"],
     ),
     "emit": Group(
         [
@@ -253,7 +255,9 @@ GROUPS: dict[str, Group] = {
                 "versions",
             )
         ],
-        ["tests/schema"],
+        # the one door test that runs the command on a copy of the repository cannot
+        # import the package from mutmut's copy (UNBUILDABLE_COPY): the doors group's
+        ["tests/schema", f"--deselect={UNBUILDABLE_COPY}"],
     ),
     "emit-rest": Group(
         [

@@ -195,3 +195,25 @@ def test_an_unresolved_name_is_shown_as_bigquery_spells_it() -> None:
     assert column_lineage(query, "partitioned", "invalid_fields") == {
         "<unresolved `else-where`.invalid_fields>"
     }
+
+
+SHARD_READ = "  lines.table_suffix AS table_suffix,\n"
+
+
+@pytest.mark.parametrize(
+    ("new", "problem"),
+    [
+        ("", "envelope column has no column in the view"),
+        (
+            "  CAST(lines.timestamp AS STRING) AS table_suffix,\n",
+            "lineage reaches timestamp; expected exactly _table_suffix",
+        ),
+    ],
+)
+def test_a_sharded_view_must_show_the_shard_it_read(new: str, problem: str) -> None:
+    # table_suffix is the sharded layout's own envelope column (the one filter that
+    # prunes shards): a view without it, or with it reading something else, is refused.
+    query = _query("sharded", SHARD_READ, new)
+    assert [str(v) for v in binding_violations(query, _spec("pipeline_run"), "sharded")] == [
+        f"pipeline_run.table_suffix: {problem}"
+    ]

@@ -8,6 +8,8 @@ and with dedupe off the views are what they were before dedupe existed.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import sqlglot
 from sqlglot import exp
@@ -292,3 +294,21 @@ def test_every_view_ranks_copies_by_event_first_then_its_own_columns_only(
         assert len(masked) == len(keys) == len(view_keys)
         for plain, inside in zip(view_keys, masked, strict=True):
             assert plain in inside, (event, plain, inside)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_service_catalogue_ranks_its_own_events_copies_by_their_own_keys(
+    layout: Layout,
+) -> None:
+    # A service's catalogue has events this package does not: each view ranks its copies
+    # by the catalogue it is built from, not by the package's.
+    chat = next(s for s in version_catalogue() if s.name == "chat_turn")
+    specs = (*version_catalogue(), dataclasses.replace(chat, name="support_turn"))
+    views = {v.name: v for v in generate_views(deployment(True), layout, specs)}
+    assert _rank_keys(views["support_turn"]) == _rank_keys(views["chat_turn"])
+    quality = _rank_keys(views[QUALITY_VIEW])
+    support = [k for k in quality if "= 'support_turn'" in k]
+    assert support
+    assert support == [
+        k.replace("= 'chat_turn'", "= 'support_turn'") for k in quality if "= 'chat_turn'" in k
+    ]

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import jinja2
 import pytest
 import sqlglot
 from hypothesis import given
@@ -18,7 +19,7 @@ from agent_telemetry.schema import catalogue, version_catalogue
 from agent_telemetry.views import LANE_VIEW, QUALITY_VIEW, ViewBuildError, generate_views
 from agent_telemetry.views._describe import source_plan
 from agent_telemetry.views._lanes import compile_lane_query, lane_plan
-from agent_telemetry.views._render import compile_query, sql_literal
+from agent_telemetry.views._render import compile_query, render, sql_literal
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -191,6 +192,25 @@ def test_an_unknown_json_key_fails_the_build(config: DeploymentConfig) -> None:
 def test_a_template_error_is_a_build_error_not_sql(config: DeploymentConfig) -> None:
     with pytest.raises(ViewBuildError, match="v:"):
         compile_query("SELECT FROM WHERE", source_plan(config, "partitioned"), "v")
+
+
+DDL_CONTEXT = {
+    "target_ref": "`p.d.v`",
+    "columns": (),
+    "description": "d",
+    "labels": {},
+    "query": "SELECT 1",
+}
+
+
+@pytest.mark.parametrize("missing", ["target_ref", "columns", "description", "query"])
+def test_a_template_naming_a_value_it_was_not_given_fails_the_build(missing: str) -> None:
+    # An undefined name must not render as nothing: a view without its name, columns,
+    # description or query would be built (and maybe deployed) without a word.
+    context = {k: v for k, v in DDL_CONTEXT.items() if k != missing}
+    with pytest.raises(jinja2.UndefinedError, match=f"'{missing}' is undefined"):
+        render("view_ddl.sql.j2", **context)
+    assert "CREATE OR REPLACE VIEW `p.d.v`" in render("view_ddl.sql.j2", **DDL_CONTEXT)
 
 
 @given(st.text())

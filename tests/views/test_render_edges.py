@@ -1,12 +1,14 @@
-"""Edge cases of the generated SQL: domain-scoped projects (``example.com:proj``)."""
+"""Edge cases of the generated SQL and its documentation: domain-scoped projects
+(``example.com:proj``), the sharded layout's shard column."""
 
 from __future__ import annotations
 
 import sqlglot
 from sqlglot import exp
 
-from agent_telemetry.config import DeploymentConfig, SourceConfig, TargetConfig
+from agent_telemetry.config import DeploymentConfig, SourceConfig, TargetConfig, parse_config
 from agent_telemetry.views import generate_views, table_ref
+from agent_telemetry.views._docs import data_dictionary
 
 DOMAIN_PROJECT = "example.com:acme-logs"
 
@@ -42,3 +44,26 @@ def test_a_domain_scoped_sink_named_like_a_keyword_still_builds() -> None:
         }
         assert tables == {(DOMAIN_PROJECT, "agent_logs", "select")}
         assert view.table_id == f"example.com:acme-views.agent_telemetry.{view.name}"
+
+
+def test_a_sharded_deployment_documents_its_shard_column_as_a_string() -> None:
+    # The sharded layout's own column: the data dictionary and the view's BigQuery
+    # schema give its type as every other STRING column's.
+    config = parse_config(
+        {
+            "source": {"project": "acme-logs", "dataset": "agent_logs", "layout": "sharded"},
+            "target": {"project": "acme-views", "dataset": "agent_telemetry"},
+        }
+    )
+    views = generate_views(config)
+    events = [v for v in views if v.event is not None]
+    for view in events:
+        column = next(c for c in view.columns if c.name == "table_suffix")
+        assert column.schema_field().to_api()["type"] == "STRING"
+    rows = [
+        line
+        for line in data_dictionary(config, views).splitlines()
+        if line.startswith("| `table_suffix` |")
+    ]
+    assert len(rows) == len(events)
+    assert {row.split(" | ")[1] for row in rows} == {"STRING"}
