@@ -6,10 +6,13 @@ its severity, an ``invalid_fields`` that names something and each name once, and
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from agent_telemetry.cli import main
 from agent_telemetry.warehouse import check_logs
 from tests.warehouse.lines import line, write_lines
 
@@ -41,3 +44,30 @@ def test_strict_types_counts_an_envelope_the_emitter_never_writes(
     assert run.valid == 1
     lenient = check_logs([path], strict_types=False, fast=fast, sql_from=0)
     assert not [key for key in lenient.events["pipeline_run"].violations if key[1] == "envelope"]
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_strict_types_takes_the_flag_1_and_only_the_integer_1(tmp_path: Path, fast: bool) -> None:
+    """The emitter's flag is the JSON integer 1: a line carrying it is counted once, as
+    keys dropped (unknown_keys), never also as a bent envelope; ``true`` and ``1.0`` are
+    the flag in another JSON type, so --strict-types counts them as the envelope's."""
+    flags: list[object] = [1, True, 1.0]
+    path = write_lines(tmp_path / "flags.jsonl", [_bent({"unknown_fields": f}) for f in flags])
+    strict = check_logs([path], strict_types=True, fast=fast, sql_from=0)
+    run = strict.events["pipeline_run"]
+    assert (run.lines, run.valid) == (3, 0)
+    assert dict(run.violations) == {
+        ("unknown_fields", "unknown_keys"): 1,
+        ("unknown_fields", "envelope"): 2,
+    }
+
+
+def test_check_logs_strict_types_shows_the_flag_as_keys_dropped(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "flag.jsonl", [_bent({"unknown_fields": 1})])
+    result = CliRunner().invoke(
+        main, ["check-logs", str(path), "--strict-types", "--format", "json"]
+    )
+    assert result.exit_code == 1, result.output
+    shown = json.loads(result.output)["events"]["pipeline_run"]
+    assert (shown["lines"], shown["valid"], shown["invalid"]) == (1, 0, 1)
+    assert shown["violations"] == {"unknown_fields": {"unknown_keys": 1}}
