@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import pytest
+from pydantic import Field
 
 from agent_telemetry.schema import SchemaRuleError, TelemetryEvent, count, flag
 from agent_telemetry.schema.rules import violations
 from agent_telemetry.schema.spec import DataReview
+from tests.schema.copies import rules_off
 
 
 def define(reviews: Any = None, **fields: Any) -> Any:
@@ -86,3 +88,42 @@ def test_a_malformed_review_is_refused_with_its_own_message(reviews: Any, detail
     error = refusal(reviews=reviews, **OK)
     assert (error.rule, error.field) == ("DATA_REVIEW", None)
     assert error.detail == detail
+
+
+FLAGS_64 = {f"f{i:02d}": (bool | None, flag(f"Bit {i}.")) for i in range(64)}
+
+
+def test_a_rounded_duration_is_counted_at_its_precision() -> None:
+    # 3,600,001 raw values, 3,601 once rounded to 3 significant digits (about 11.8 bits).
+    model = define(ms=(int | None, count(0, 3_600_000, "Ms.", precision=3)))
+    spec = model.spec().field("ms")
+    assert (spec.precision, spec.ge, spec.le) == (3, 0, 3_600_000)
+    assert define(n=(int | None, count(0, 9, "N."))).spec().field("n").precision is None
+
+
+def test_the_capacity_rule_counts_fixed_and_rounded_fields_over_the_budget() -> None:
+    # 64 flags fill the budget; the rounded duration tips it over. A field fixed to one
+    # value (ge == le) adds nothing but is no reason to skip the count.
+    error = refusal(
+        fixed=(int | None, count(5, 5, "Always five.")),
+        ms=(int | None, count(0, 3_600_000, "Ms.", precision=3)),
+        **FLAGS_64,
+    )
+    assert (error.rule, error.field) == ("EVENT_CAPACITY", None)
+    assert error.detail.startswith("probe_event can say ")
+    assert "over the budget of 64; the fields that carry the most: ms (" in error.detail
+
+
+def test_every_rule_an_unchecked_model_breaks_is_listed_without_a_crash() -> None:
+    # violations() lists every rule broken; an int field with a missing or inverted bound
+    # is the field rules' to name, and the capacity count must not trip on it.
+    with rules_off():
+        model = define(
+            low=(int | None, Field(None, ge=0, strict=True, description="Low.")),
+            high=(int | None, Field(None, le=9, strict=True, description="High.")),
+            **FLAGS_64,
+        )
+    found = [(rule, field) for rule, field, _ in violations(model, TelemetryEvent)]
+    assert ("INT_BOUNDED", "low") in found
+    assert ("INT_BOUNDED", "high") in found
+    assert all(rule != "EVENT_CAPACITY" for rule, _ in found)
