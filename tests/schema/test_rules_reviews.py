@@ -4,14 +4,16 @@ counts every field an event carries (a fixed value, a rounded duration)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Annotated, Any, ClassVar
 
 import pytest
-from pydantic import Field
+from pydantic import BaseModel, Field, create_model
 
 from agent_telemetry.schema import SchemaRuleError, TelemetryEvent, count, flag
+from agent_telemetry.schema.capacity import MAX_MEMBERS
 from agent_telemetry.schema.rules import violations
-from agent_telemetry.schema.spec import DataReview
+from agent_telemetry.schema.spec import CardinalityWaiver, DataReview
 from tests.schema.copies import rules_off
 
 
@@ -102,7 +104,7 @@ def test_a_rounded_duration_is_counted_at_its_precision() -> None:
 
 
 def test_the_capacity_rule_counts_fixed_and_rounded_fields_over_the_budget() -> None:
-    # 64 flags fill the budget; the rounded duration tips it over. A field fixed to one
+    # 64 optional flags (3 values each) are over the budget alone. A field fixed to one
     # value (ge == le) adds nothing but is no reason to skip the count.
     error = refusal(
         fixed=(int | None, count(5, 5, "Always five.")),
@@ -127,3 +129,50 @@ def test_every_rule_an_unchecked_model_breaks_is_listed_without_a_crash() -> Non
     assert ("INT_BOUNDED", "low") in found
     assert ("INT_BOUNDED", "high") in found
     assert all(rule != "EVENT_CAPACITY" for rule, _ in found)
+
+
+def members(n: int) -> Any:
+    return StrEnum("Bucket", {f"B{i}": f"b{i}" for i in range(n)})
+
+
+def test_an_enum_of_exactly_64_members_is_accepted_and_a_waiver_on_it_refused() -> None:
+    bucket = members(MAX_MEMBERS)
+    assert MAX_MEMBERS == 64
+    model = define(bucket=(bucket | None, Field(None, description="B.")))
+    assert len(model.spec().field("bucket").members) == 64
+    waived: Any = Annotated[bucket, CardinalityWaiver("reviewed")] | None
+    error = refusal(bucket=(waived, Field(None, description="B.")))
+    assert (error.rule, error.field) == ("ENUM_SIZE", "bucket")
+    assert error.detail == "the set has at most 64 members: remove the waiver"
+
+
+def test_an_enum_of_65_members_is_refused_with_the_way_out() -> None:
+    error = refusal(bucket=(members(65) | None, Field(None, description="B.")))
+    assert (error.rule, error.field) == ("ENUM_SIZE", "bucket")
+    assert error.detail == (
+        "65 members: a closed set of more than 64 can name users one by one; bucket it, "
+        'or add a reviewed Annotated[..., CardinalityWaiver("why")]'
+    )
+
+
+def test_violations_lists_a_plain_model_without_a_crash() -> None:
+    # violations() takes any pydantic model: one with none of TelemetryEvent's class
+    # attributes has no data review to fault, and the member rules read only enum fields
+    # (a field no spec describes is FIELD_TYPE's).
+    class Plain(BaseModel):
+        """A plain model."""
+
+        bag: dict[str, str] | None = Field(None, description="Bag.")
+
+    found = [(rule, field) for rule, field, _ in violations(Plain, TelemetryEvent)]
+    assert ("FIELD_TYPE", "bag") in found
+    assert all(rule != "DATA_REVIEW" for rule, _ in found)
+
+
+def test_a_plain_model_over_the_budget_is_counted_under_no_event_name() -> None:
+    plain = create_model(  # type: ignore[call-overload]
+        "Plain", __doc__="A plain model.", f64=(bool | None, flag("Bit 64.")), **FLAGS_64
+    )
+    details = [d for rule, _, d in violations(plain, TelemetryEvent) if rule == "EVENT_CAPACITY"]
+    assert len(details) == 1
+    assert details[0].startswith(" can say 131.0 bits per line")
