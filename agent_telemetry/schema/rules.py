@@ -277,7 +277,7 @@ def _data_reviews(ctx: ModelContext) -> str | None:
         bits = review.bits
         if isinstance(bits, bool) or not isinstance(bits, int | float):
             return "a data review's bits is a number of bits, to one decimal"
-        if not 0 < bits <= EVENT_BUDGET_BITS or abs(bits * 10 - round(bits * 10)) > 1e-6:
+        if not 0.1 <= bits <= EVENT_BUDGET_BITS or abs(bits * 10 - round(bits * 10)) > 1e-6:
             return (
                 f"a data review approves from 0.1 to {EVENT_BUDGET_BITS} bits, to one "
                 "decimal, as check prints capacities"
