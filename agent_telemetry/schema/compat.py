@@ -48,11 +48,6 @@ class Change:
     field: str | None
     detail: str
 
-    @property
-    def where(self) -> str:
-        name = f"{self.event}.{self.field}" if self.field else self.event
-        return f"{name} (v{self.version})"
-
 
 @dataclass(frozen=True, slots=True)
 class VersionPair:
