@@ -1,0 +1,101 @@
+"""What a bounded int may say, and which event names read as carrying a value, as an
+author meets them: every rule the probe breaks, with its exact message, or none.
+
+Each probe is defined in the test body, so the rules run while the test runs (the
+catalogue's own events were checked at import)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pytest
+from pydantic import Field
+
+from agent_telemetry.schema import TelemetryEvent, count, flag
+from agent_telemetry.schema.rules import violations
+from agent_telemetry.schema.spec import Precision
+from tests.schema.copies import rules_off
+
+PRECISION_RANGE = "precision is a number of significant digits, 1 to 15"
+NOT_EXACT = "both bounds must be exact at 3 significant digits, so that rounding never leaves them"
+MEASUREMENT = (
+    "bits: an int of more than 16 bits is a measurement; keep the digits its analysis "
+    'needs (count(..., precision=3)), or add count(..., waiver="why")'
+)
+REMOVE_WAIVER = "the field is within 16 bits: remove the waiver"
+
+
+def broken(event_name: str = "probe_event", **fields: Any) -> list[tuple[str, str | None, str]]:
+    """Every (rule, field, detail) a probe event with these (annotation, default) fields breaks."""
+    namespace: dict[str, Any] = {
+        "__annotations__": {"event_name": ClassVar[str], "schema_version": ClassVar[int]},
+        "event_name": event_name,
+        "schema_version": 1,
+        "__doc__": "A probe.",
+    }
+    for name, (annotation, default) in fields.items():
+        namespace["__annotations__"][name] = annotation
+        namespace[name] = default
+    with rules_off():
+        model = type("Probe", (TelemetryEvent,), namespace)
+    return list(violations(model, TelemetryEvent))
+
+
+def with_precision(info: Any, digits: Any) -> Any:
+    info.metadata.append(Precision(digits))
+    return info
+
+
+def test_a_precision_on_a_flag_is_refused() -> None:
+    done = with_precision(flag("Done."), 3)
+    assert broken(done=(bool | None, done)) == [
+        ("INT_PRECISION", "done", "a precision belongs on a bounded int (count(..., precision=N))")
+    ]
+
+
+@pytest.mark.parametrize("digits", [True, "3", 0, 16])
+def test_a_precision_that_is_not_1_to_15_digits_is_refused(digits: Any) -> None:
+    ms = with_precision(count(0, 1_000_000, "Ms."), digits)
+    assert broken(ms=(int | None, ms)) == [("INT_PRECISION", "ms", PRECISION_RANGE)]
+
+
+@pytest.mark.parametrize(("le", "digits"), [(1_000_000, 1), (1_000_000, 2)])
+def test_the_lowest_precisions_are_accepted_and_round(le: int, digits: int) -> None:
+    assert broken(ms=(int | None, count(0, le, "Ms.", precision=digits))) == []
+
+
+def test_a_precision_of_15_digits_is_accepted() -> None:
+    ms = count(0, 1_000_000, "Ms.", precision=15, waiver="reviewed: every ms")
+    assert broken(ms=(int | None, ms)) == []
+
+
+@pytest.mark.parametrize(("ge", "le"), [(0, 3_599_999), (1_001, 3_600_000), (1_001, 3_599_999)])
+def test_a_bound_rounding_would_leave_is_refused(ge: int, le: int) -> None:
+    assert broken(ms=(int | None, count(ge, le, "Ms.", precision=3))) == [
+        ("INT_PRECISION", "ms", NOT_EXACT)
+    ]
+
+
+def test_an_optional_int_counts_its_none() -> None:
+    # 65,535 values and None fill 16 bits; one more value does not fit.
+    assert broken(n=(int | None, count(0, 65_534, "N."))) == []
+    assert broken(n=(int | None, count(0, 65_535, "N."))) == [
+        ("INT_PRECISION", "n", f"16.0 {MEASUREMENT}")
+    ]
+
+
+def test_a_required_int_has_no_none_to_count() -> None:
+    n = Field(ge=0, le=65_535, strict=True, description="N.")
+    assert broken(n=(int, n)) == []
+
+
+def test_a_waiver_on_a_narrow_int_is_refused() -> None:
+    for ge, le in [(5, 5), (0, 65_534)]:
+        n = count(ge, le, "N.", waiver="reviewed")
+        assert broken(n=(int | None, n)) == [("INT_PRECISION", "n", REMOVE_WAIVER)]
+
+
+def test_inverted_bounds_are_refused_without_a_count() -> None:
+    assert broken(n=(int | None, count(10, 5, "N."))) == [
+        ("INT_BOUNDED", "n", "ge is greater than le")
+    ]
