@@ -99,3 +99,41 @@ def test_inverted_bounds_are_refused_without_a_count() -> None:
     assert broken(n=(int | None, count(10, 5, "N."))) == [
         ("INT_BOUNDED", "n", "ge is greater than le")
     ]
+
+
+def test_a_waiver_on_inverted_bounds_adds_nothing_to_the_bounds_refusal() -> None:
+    n = count(10, 5, "N.", waiver="reviewed")
+    assert broken(n=(int | None, n)) == [("INT_BOUNDED", "n", "ge is greater than le")]
+
+
+WIDE = 9_000_000_000_000_000
+
+
+def wide() -> Any:
+    return count(0, WIDE, "Wide.", waiver="reviewed: every value")
+
+
+def test_a_15_digit_precision_rounds_in_the_event_capacity() -> None:
+    rounded = count(0, WIDE, "Rounded.", precision=15, waiver="reviewed: every value")
+    assert broken(a=(int | None, wide()), b=(int | None, rounded)) == [
+        (
+            "EVENT_CAPACITY",
+            None,
+            "probe_event can say 104.7 bits per line, over the budget of 64; the fields "
+            "that carry the most: a (53.0), b (50.7). Bucket or round them, or split the event",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("field", "detail"),
+    [
+        (count(0, 3_599_999, "Ms.", precision=3), NOT_EXACT),
+        (count(1_001, 3_600_000, "Ms.", precision=3), NOT_EXACT),
+        (with_precision(count(0, 1_000_000, "Ms."), 16), PRECISION_RANGE),
+        (with_precision(count(0, 1_000_000, "Ms."), 0), PRECISION_RANGE),
+    ],
+)
+def test_an_unsound_precision_holds_back_the_event_capacity(field: Any, detail: str) -> None:
+    # The event is over budget, but its capacity waits until every precision is sound.
+    assert broken(a=(int | None, wide()), b=(int | None, field)) == [("INT_PRECISION", "b", detail)]
