@@ -25,14 +25,19 @@ MEASUREMENT = (
 REMOVE_WAIVER = "the field is within 16 bits: remove the waiver"
 
 
-def broken(event_name: str = "probe_event", **fields: Any) -> list[tuple[str, str | None, str]]:
-    """Every (rule, field, detail) a probe event with these (annotation, default) fields breaks."""
+def broken(
+    event_name: str | None = "probe_event", schema_version: int = 1, **fields: Any
+) -> list[tuple[str, str | None, str]]:
+    """Every (rule, field, detail) a probe event with these (annotation, default) fields
+    breaks; an event_name of None leaves the class without one."""
     namespace: dict[str, Any] = {
         "__annotations__": {"event_name": ClassVar[str], "schema_version": ClassVar[int]},
         "event_name": event_name,
-        "schema_version": 1,
+        "schema_version": schema_version,
         "__doc__": "A probe.",
     }
+    if event_name is None:
+        del namespace["__annotations__"]["event_name"], namespace["event_name"]
     for name, (annotation, default) in fields.items():
         namespace["__annotations__"][name] = annotation
         namespace[name] = default
@@ -137,3 +142,50 @@ def test_a_15_digit_precision_rounds_in_the_event_capacity() -> None:
 def test_an_unsound_precision_holds_back_the_event_capacity(field: Any, detail: str) -> None:
     # The event is over budget, but its capacity waits until every precision is sound.
     assert broken(a=(int | None, wide()), b=(int | None, field)) == [("INT_PRECISION", "b", detail)]
+
+
+def done() -> Any:
+    return (bool | None, flag("Done."))
+
+
+KIND = "; an event name is a kind of line"
+
+
+@pytest.mark.parametrize(
+    ("event_name", "holds"),
+    [
+        ("probe_a1b2c3d4e5f6a7b8c9d0e1f2", "holds a hex or base64-like run"),
+        ("probe_user_id", "holds the identifier word 'id'"),
+        ("probe_415555", "holds 6 or more digits"),
+        ("probe_41555", "holds a number of 4 or more digits beside a word"),
+        ("probe_1234", "holds a number of 4 or more digits beside a word"),
+        ("probe_10_0_1", "holds 3 or more numeric groups joined by dots or underscores"),
+    ],
+)
+def test_an_event_name_carrying_a_value_is_refused(event_name: str, holds: str) -> None:
+    assert broken(event_name=event_name, done=done()) == [
+        ("EVENT_NAME_NO_IDENTIFIER", None, f"event_name {holds}{KIND}")
+    ]
+
+
+@pytest.mark.parametrize("event_name", ["probe_123", "probe_1a2b", "probe_2_5", "probe_90_100"])
+def test_an_event_name_with_a_bucket_or_short_number_is_accepted(event_name: str) -> None:
+    assert broken(event_name=event_name, done=done()) == []
+
+
+def test_an_event_without_a_name_is_refused_once() -> None:
+    assert broken(event_name=None, done=done()) == [
+        ("EVENT_NAME", None, "event_name must be lowercase snake_case, at most 64 characters")
+    ]
+
+
+def test_schema_version_999_is_the_last_accepted() -> None:
+    assert broken(schema_version=999, done=done()) == []
+    assert broken(schema_version=1000, done=done()) == [
+        (
+            "EVENT_VERSION",
+            None,
+            "schema_version must be at most 999: a version counts reviewed changes; a larger "
+            "number could name someone",
+        )
+    ]
