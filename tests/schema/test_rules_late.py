@@ -6,14 +6,16 @@ catalogue's own events were checked at import)."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, ClassVar
 
 import pytest
 from pydantic import Field
 
 from agent_telemetry.schema import TelemetryEvent, count, flag
+from agent_telemetry.schema.lock import build_lock, lock_json
 from agent_telemetry.schema.rules import violations
-from agent_telemetry.schema.spec import Precision
+from agent_telemetry.schema.spec import CardinalityWaiver, Precision
 from tests.schema.copies import rules_off
 
 PRECISION_RANGE = "precision is a number of significant digits, 1 to 15"
@@ -189,3 +191,39 @@ def test_schema_version_999_is_the_last_accepted() -> None:
             "number could name someone",
         )
     ]
+
+
+class Tier(StrEnum):
+    free = "free"
+    paid = "paid"
+
+
+def test_a_waiver_on_a_small_closed_set_is_refused() -> None:
+    # The waiver reaches the set's spec, so ENUM_SIZE can see it is not needed.
+    tier: Any = Field(None, description="Tier.")
+    tier.metadata.append(CardinalityWaiver("reviewed"))
+    assert broken(tier=(Tier | None, tier)) == [
+        ("ENUM_SIZE", "tier", "the set has at most 64 members: remove the waiver")
+    ]
+
+
+def test_the_lock_records_the_waiver_of_a_wide_closed_set() -> None:
+    names = [f"m{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(65)]
+    wide_set = StrEnum("WideSet", {n: n for n in names})  # type: ignore[misc]
+    big: Any = Field(None, description="Big.")
+    big.metadata.append(CardinalityWaiver("reviewed: every bucket"))
+    namespace: dict[str, Any] = {
+        "__annotations__": {
+            "event_name": ClassVar[str],
+            "schema_version": ClassVar[int],
+            "big": wide_set | None,
+        },
+        "event_name": "probe_event",
+        "schema_version": 1,
+        "__doc__": "A probe.",
+        "big": big,
+    }
+    model: Any = type("Probe", (TelemetryEvent,), namespace)  # the rules accept it
+    locked = lock_json(build_lock([model.__event_spec__]))
+    field = locked["events"]["probe_event"]["1"]["fields"][0]
+    assert (field["name"], field["cardinality_waiver"]) == ("big", "reviewed: every bucket")
