@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from agent_telemetry.cli import main
+from tests.service import write_module
 from tests.warehouse.lines import line, write_lines
 
 MODELS = '''
@@ -92,20 +92,17 @@ SHOWN = [
 
 
 @pytest.fixture
-def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
-    """(telemetry.toml naming the catalogue, a clean log of it); the catalogue's module
-    and its folder on sys.path are undone afterwards."""
-    name = f"door_{tmp_path.name.replace('-', '_')}"
-    (tmp_path / f"{name}.py").write_text(MODELS, encoding="utf-8")
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """(telemetry.toml naming the catalogue, a clean log of it); the catalogue's folder
+    on sys.path is undone afterwards (write_module gives it a name of its own)."""
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
     config = tmp_path / "telemetry.toml"
-    config.write_text(DEPLOYMENT.format(module=name), encoding="utf-8")
+    config.write_text(DEPLOYMENT.format(module=write_module(tmp_path, MODELS)), encoding="utf-8")
     log = write_lines(
         tmp_path / "app.jsonl",
         [line("door_check", door="open", wait_ms=5), line("knock"), "service started"],
     )
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    yield config, log
-    sys.modules.pop(name, None)
+    return config, log
 
 
 def _check_logs(config: Path, log: Path, *args: str) -> Result:
