@@ -67,6 +67,18 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return make_scheduler(config, log)
 
 
+def _empty_package_caches() -> None:
+    for name, module in list(sys.modules.items()):
+        if name.startswith("agent_telemetry") and module is not None:
+            for value in list(vars(module).values()):
+                if callable(clear := getattr(value, "cache_clear", None)):
+                    clear()
+    from agent_telemetry.emit import _validate
+    from agent_telemetry.schema.catalogue import default_catalogue
+
+    _validate.use_catalogue(default_catalogue())
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Under ``make mutation``, start each mutant's tests from fresh test modules and empty
     the package's caches.
@@ -83,15 +95,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     for name in [n for n in sys.modules if n.startswith("tests.")]:
         if not name.endswith("conftest"):
             del sys.modules[name]
-    for name, module in list(sys.modules.items()):
-        if name.startswith("agent_telemetry") and module is not None:
-            for value in list(vars(module).values()):
-                if callable(clear := getattr(value, "cache_clear", None)):
-                    clear()
-    from agent_telemetry.emit import _validate
-    from agent_telemetry.schema.catalogue import default_catalogue
+    _empty_package_caches()
 
-    _validate.use_catalogue(default_catalogue())
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """mutmut's stats run (``MUTANT_UNDER_TEST=stats``) notes which tests call each
+    function, and runs a mutant against those tests only. A cached function is called by
+    the first test that needs it; the others read the cache and would never be run
+    against its mutants. So the stats run empties the package's caches before every test."""
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+        _empty_package_caches()
 
 
 @pytest.fixture(scope="session")
