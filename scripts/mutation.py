@@ -177,6 +177,7 @@ GROUPS: dict[str, Group] = {
         [
             "tests/report/test_drawn.py",
             "tests/report/test_report_command.py",
+            "tests/report/test_report_broken_logs.py",
             *(
                 f"tests/report/test_report.py::{t}"
                 for t in (

@@ -209,6 +209,23 @@ def log_path(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
     ]
 
 
+def broken_log_path(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
+    """Gzip logs the load cannot read whole: report names them on stderr, in preview's words."""
+    from tests.warehouse.broken_input import BAD_HEADER, half_gzip
+
+    folder = tmp / as_path_part(text)
+    folder.mkdir()
+    cut = folder / f"{as_path_part(text)}.jsonl.gz"
+    half_gzip(cut, 300)
+    garbage = folder / f"{as_path_part(text)}-garbage.jsonl.gz"
+    garbage.write_bytes(BAD_HEADER)
+    return [
+        (["report", str(cut)], False),
+        (["report", str(cut), str(garbage)], False),
+        (["preview", str(cut)], False),
+    ]
+
+
 def lock_key(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
     data = json.loads(LOCK_PATH.read_text(encoding="utf-8"))
     data["events"][text] = data["events"]["chat_turn"]
@@ -347,6 +364,7 @@ def model_text(tmp: Path, text: str) -> list[tuple[list[str], bool]]:
 
 
 PLACES = [Place("log path", log_path), Place("lock key", lock_key)]
+PLACES += [Place("broken log path", broken_log_path)]
 PLACES += [Place("config reason", config_reason), Place("config path", bad_config_path)]
 PLACES += [Place("log content", log_content), Place("report path", report_path)]
 PLACES += [Place("query file", query_file), Place("model text", model_text)]

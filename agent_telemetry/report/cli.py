@@ -6,11 +6,18 @@ the same rows are drawn as SVG charts in one offline HTML page (the ``[report]``
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from agent_telemetry.views.cli_options import k_anonymity_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agent_telemetry.warehouse import LoadReport
 
 
 class _ReportFailed(click.ClickException):
@@ -46,6 +53,11 @@ def report_command(
     """Chart a log: runs per lane and status over time, queue waits, render slot waits,
     the run and token buckets, provider lane states over time, chat refusals and errors,
     data quality. Each chart is one query over the views (the page prints it).
+
+    What the load could not read (a gzip stream cut short, truncated or hostile records,
+    a file stopped at a limit) is printed on stderr as preview prints it; the charts
+    show the rest. Exit status 2 when a file could not be read at all (nothing is
+    drawn), 1 with a warning when no line was telemetry.
     """
     from rich.console import Console
     from rich.text import Text
@@ -55,12 +67,18 @@ def report_command(
     from agent_telemetry.report._svg import ReportError
     from agent_telemetry.report.charts import chart_data
     from agent_telemetry.warehouse import LoadError, Warehouse, default_config
+    from agent_telemetry.warehouse.cli import render_load_report
     from agent_telemetry.warehouse.results import Result, print_table
 
+    errors = Console(stderr=True)
     try:
         deployment = default_config(config)
         with Warehouse(config=deployment) as wh:
             loaded = wh.load(logs)
+            if loaded.unreadable:  # charts without it would pass for the whole story
+                render_load_report(loaded, errors)
+                names = ", ".join(f.path for f in loaded.unreadable)  # cleaned by the cli door
+                raise _ReportFailed(f"{names}: no record of it could be read, so no chart is drawn")
             wh.create_views()
             data = chart_data(wh)
     except (LoadError, ConfigError) as exc:
@@ -73,6 +91,7 @@ def report_command(
                 console.print(Text("no data: this log has no rows for this chart", style="dim"))
             else:
                 print_table(Result(d.columns, d.rows), console)
+        _tell_what_the_load_found(loaded, errors)
         return
     from agent_telemetry.report._page import render_page, write_page
     from agent_telemetry.warehouse import check_logs
@@ -95,3 +114,17 @@ def report_command(
         ),
         soft_wrap=True,
     )
+    _tell_what_the_load_found(loaded, errors)
+
+
+def _tell_what_the_load_found(loaded: LoadReport, errors: Console) -> None:
+    """After the charts, so it is the last thing read: the load's table and notes when it
+    could not read everything; exit 1 when no line was telemetry (as preview does)."""
+    from agent_telemetry.warehouse._checking.render import NO_TELEMETRY
+    from agent_telemetry.warehouse.cli import render_load_report
+
+    if loaded.damaged:
+        render_load_report(loaded, errors)
+    if not loaded.loaded:
+        errors.print(NO_TELEMETRY)
+        sys.exit(1)

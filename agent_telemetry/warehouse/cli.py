@@ -106,6 +106,12 @@ def render_load_report(report: LoadReport, console: Console) -> None:
             *(f"{getattr(loaded, name):,}" for _header, name in extra),
         )
     console.print(table)
+    print_load_notes(report, console)
+
+
+def print_load_notes(report: LoadReport, console: Console) -> None:
+    """What the load table's counts do not say: a gzip stream that breaks off, a file
+    named twice or stopped at a limit, duplicates, conflicting copies, hostile records."""
     for loaded in report.files:
         if loaded.cut_at is not None:
             console.print(
@@ -209,6 +215,7 @@ def preview(
     """
     from agent_telemetry.errors import AgentTelemetryError
     from agent_telemetry.warehouse import LoadError, Warehouse
+    from agent_telemetry.warehouse._checking.render import NO_TELEMETRY
     from agent_telemetry.warehouse._loading.progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._preview import render_preview, summarize
 
@@ -248,7 +255,7 @@ def preview(
             highlight=False,
         )
     if not report.loaded:
-        console.print("[yellow]warning[/yellow]: no telemetry lines found")
+        console.print(NO_TELEMETRY)
         sys.exit(1)
 
 

@@ -24,6 +24,8 @@ def render_json(report: LogCheckReport, covered: Coverage | None = None) -> str:
     return json.dumps(clean_json(document), indent=2)
 
 
+# What check-logs, preview and report print when no line was telemetry (then exit 1).
+NO_TELEMETRY = "[yellow]warning[/yellow]: no telemetry lines found"
 NUMERIC = frozenset(
     {"records", "telemetry", "non-telemetry", "truncated", "lines", "valid", "invalid"}
     | {"oversized", "too deep", "undecodable", "duplicates", "combinations", "rare lines"}
@@ -164,7 +166,7 @@ def render_text(report: LogCheckReport, console: Console) -> None:
             highlight=False,
         )
     if not report.telemetry:
-        console.print("[yellow]warning[/yellow]: no telemetry lines found")
+        console.print(NO_TELEMETRY)
     elif report.clean:
         console.print("[green]clean[/green]: every telemetry line matches its model")
     elif report.stopped and not report.violations:

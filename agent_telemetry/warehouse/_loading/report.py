@@ -34,6 +34,11 @@ class FileLoad:
     def skipped(self) -> int:
         return self.records - self.loaded
 
+    @property
+    def unreadable(self) -> bool:
+        """The gzip stream broke off at its first record: nothing of the file was read."""
+        return self.cut_at is not None and self.records == 1
+
     def count(self, kind: Kind, count: int) -> None:
         """Count ``count`` records of a kind that is not telemetry (TEXT comes in runs)."""
         if kind is Kind.TEXT:
@@ -93,3 +98,17 @@ class LoadReport:
     @property
     def duplicates(self) -> int:
         return sum(f.duplicates for f in self.files)
+
+    @property
+    def unreadable(self) -> tuple[FileLoad, ...]:
+        return tuple(f for f in self.files if f.unreadable)
+
+    @property
+    def damaged(self) -> bool:
+        """Whether a record could not be read (truncated, a gzip stream's break among them,
+        or hostile), a file stopped at a limit or was named twice, or copies of an entry
+        disagree: what a reader of the load's results must be told. Plain text beside the
+        telemetry and duplicate deliveries are a log's ordinary content."""
+        return bool(
+            self.truncated or self.hostile or self.stopped or self.repeated or self.conflicting
+        )
