@@ -30,6 +30,7 @@ from agent_telemetry.schema.capacity import (
     review_tenths,
     show_bits,
 )
+from agent_telemetry.schema.grid import significant_digits
 from agent_telemetry.schema.lock import LockedEvent, LockedField, LockedReview, SchemaLock
 from agent_telemetry.schema.rules import sanitise_column
 
@@ -331,7 +332,7 @@ def _bound_no_narrow(pair: VersionPair) -> Iterator[Change]:
 
 
 def _describe_precision(digits: int | None) -> str:
-    return "exact" if digits is None else f"{digits} significant digits"
+    return "exact" if digits is None else significant_digits(digits)
 
 
 def _field_precision(pair: VersionPair) -> Iterator[Change]:

@@ -21,6 +21,11 @@ class Band:
     step: int
 
 
+def significant_digits(digits: int) -> str:
+    """How every message names a precision: "1 significant digit", "3 significant digits"."""
+    return f"{digits} significant digit{'' if digits == 1 else 's'}"
+
+
 def on_grid(value: int, digits: int) -> bool:
     """Whether ``value`` has at most ``digits`` significant digits (rounding keeps it)."""
     magnitude = -value if value < 0 else value

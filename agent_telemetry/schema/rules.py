@@ -41,6 +41,7 @@ from agent_telemetry.schema.coreschema import (
     read_model,
 )
 from agent_telemetry.schema.envelope import RESERVED_FIELD_NAMES
+from agent_telemetry.schema.grid import significant_digits
 from agent_telemetry.schema.identifiers import identifier_word
 from agent_telemetry.schema.spec import (
     CARDINALITY_BUDGET,
@@ -440,7 +441,7 @@ def _int_precision(ctx: FieldContext) -> str | None:
         bounds = _bounds(ctx)
         if bounds is not None and not (is_exact(bounds[0], digits) and is_exact(bounds[1], digits)):
             return (
-                f"both bounds must be exact at {digits} significant digits, so that rounding "
+                f"both bounds must be exact at {significant_digits(digits)}, so that rounding "
                 "never leaves them"
             )
     values = _int_values(ctx)

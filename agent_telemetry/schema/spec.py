@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 import annotated_types
 
 from agent_telemetry.errors import AgentTelemetryError, SchemaRuleError
-from agent_telemetry.schema.grid import Band, grid_bands, on_grid
+from agent_telemetry.schema.grid import Band, grid_bands, on_grid, significant_digits
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -132,7 +132,7 @@ class FieldSpec:
         if self.kind == "enum":
             return ", ".join(self.members)
         if self.kind == "int":
-            rounded = f", {self.precision} significant digits" if self.precision else ""
+            rounded = f", {significant_digits(self.precision)}" if self.precision else ""
             return f"{self.ge:,} .. {self.le:,}{rounded}"
         return "true, false"
 

@@ -42,10 +42,15 @@ def _set(name: str, **keys: object) -> Mutation:
         (
             _set("queue_position", precision=1),
             "queue_position",
-            "precision exact -> 1 significant digits; new lines are rounded",
+            "precision exact -> 1 significant digit; new lines are rounded",
+        ),
+        (
+            _set("duration_ms", precision=1),
+            "duration_ms",
+            "precision 3 significant digits -> 1 significant digit; new lines are rounded",
         ),
     ],
-    ids=["fewer", "more", "to exact", "from exact"],
+    ids=["fewer", "more", "to exact", "from exact", "to one digit"],
 )
 def test_a_precision_change_is_an_addition_saying_what_new_lines_lose_or_gain(
     mutation: Mutation, name: str, detail: str

@@ -83,6 +83,12 @@ def test_a_bound_rounding_would_leave_is_refused(ge: int, le: int) -> None:
     ]
 
 
+def test_a_bound_off_a_one_digit_grid_names_one_digit() -> None:
+    assert broken(ms=(int | None, count(0, 3_500_000, "Ms.", precision=1))) == [
+        ("INT_PRECISION", "ms", NOT_EXACT.replace("3 significant digits", "1 significant digit"))
+    ]
+
+
 def test_an_optional_int_counts_its_none() -> None:
     # 65,535 values and None fill 16 bits; one more value does not fit.
     assert broken(n=(int | None, count(0, 65_534, "N."))) == []

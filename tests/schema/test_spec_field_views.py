@@ -22,10 +22,11 @@ DURATION = _field("int", ge=0, le=3_600_000, precision=3)
     [
         (_field("enum", members=("admin", "premium", "public")), "admin, premium, public"),
         (DURATION, "0 .. 3,600,000, 3 significant digits"),
+        (_field("int", ge=0, le=900, precision=1), "0 .. 900, 1 significant digit"),
         (_field("int", ge=-5, le=1200), "-5 .. 1,200"),
         (_field("bool"), "true, false"),
     ],
-    ids=["enum", "int rounded", "int exact", "bool"],
+    ids=["enum", "int rounded", "int one digit", "int exact", "bool"],
 )
 def test_the_domain_reads_as_the_data_dictionary_shows_it(spec: FieldSpec, domain: str) -> None:
     assert spec.domain == domain
