@@ -149,9 +149,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(line)
     threshold = _threshold(config)
     if threshold is not None and covered.below(threshold):
-        terminalreporter.write_line(
-            f"FAIL: telemetry coverage {covered.percent:.1f}% is below {threshold:g}%"
-        )
+        figure, shown = covered.figures_below(threshold)
+        terminalreporter.write_line(f"FAIL: telemetry coverage {figure}% is below {shown}%")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

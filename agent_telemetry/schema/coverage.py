@@ -43,6 +43,10 @@ class Observed:
                 self.members.add((spec.name, spec_field.name, str(value)))
 
 
+# Decimals enough for any percent ``below`` a threshold (it is more than 1e-9 under it).
+_MAX_DECIMALS = 10
+
+
 @dataclass(frozen=True, slots=True)
 class Coverage:
     """Declared items, and those never seen (``event``, ``event.field``,
@@ -66,6 +70,20 @@ class Coverage:
 
     def below(self, threshold: float) -> bool:
         return self.percent + 1e-9 < threshold
+
+    def figures_below(self, threshold: float) -> tuple[str, str]:
+        """The percent and ``threshold`` as a "below" message shows them: the percent with
+        one decimal, or as many more as it takes to read below the threshold (55.56, not
+        55.6, below 55.6: never a figure that contradicts the message), the threshold as
+        given (90, 55.6)."""
+        shown = f"{threshold:g}"
+        if float(shown) != threshold:  # more digits than %g keeps: every one of them
+            shown = repr(threshold)
+        for decimals in range(1, _MAX_DECIMALS + 1):
+            figure = f"{self.percent:.{decimals}f}"
+            if float(figure) < threshold:
+                return figure, shown
+        return repr(self.percent), shown
 
     def lines(self) -> list[str]:
         """The report as plain text lines: the figure, then what was never seen."""

@@ -426,10 +426,8 @@ def check_logs_command(
                 click.echo(line)
     failed = not report.clean
     if covered is not None and fail_under is not None and covered.below(fail_under):
-        click.echo(
-            f"telemetry coverage {covered.percent:.1f}% is below --fail-under {fail_under:g}",
-            err=True,
-        )
+        figure, threshold = covered.figures_below(fail_under)
+        click.echo(f"telemetry coverage {figure}% is below --fail-under {threshold}", err=True)
         failed = True
     sys.exit(1 if failed else 0)
 
