@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -16,7 +17,9 @@ from agent_telemetry.cli import main
 from agent_telemetry.warehouse import check_logs
 from tests.warehouse.lines import line, write_lines
 
-BENT = {
+# A line's envelope keys bent each way, by the (field, rule) each is counted under;
+# a key's values are of any JSON type, as a log may hold them.
+BENT: dict[tuple[str, str], list[dict[str, Any]]] = {
     ("severity", "envelope"): [{"severity": "WARNING"}, {"severity": None}, {"severity": 5}],
     ("invalid_fields", "envelope"): [
         {"invalid_fields": []},
@@ -26,7 +29,7 @@ BENT = {
 }
 
 
-def _bent(extra: dict[str, object]) -> str:
+def _bent(extra: dict[str, Any]) -> str:
     text = line("pipeline_run", lane="public", status="ok", **extra)
     return text.replace('"severity":"INFO",', "") if "severity" in extra else text
 
