@@ -20,6 +20,7 @@ look at the mutant again, then delete the old fingerprint and record.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import sys
@@ -101,12 +102,17 @@ def _newest_copy(entry: Entry, work: Path) -> Path | None:
     """The copy under ``work`` that mutated the entry's module most recently (mutmut
     copies every module into each copy; only the mutated ones have a ``.meta``)."""
     meta = Path("mutants", *entry.module.split(".")).with_suffix(".py.meta")
-    found = [c for c in work.iterdir() if entry.name in _read(c / meta)]
+    found = [c for c in work.iterdir() if entry.name in _mutants_in(c / meta)]
     return max(found, key=lambda c: (c / meta).stat().st_mtime, default=None)
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
+def _mutants_in(meta: Path) -> dict[str, object]:
+    """The mutant names of a ``.meta`` file, decoded: mutmut writes it with json.dump,
+    which escapes a method mutant's ``ǁ`` (``xǁMeterǁshare``) as ``\\u01c1``."""
+    if not meta.is_file():
+        return {}
+    keys: dict[str, object] = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    return keys
 
 
 def record(path: Path = EQUIVALENT, work: Path = REPO / ".mutation") -> list[str]:

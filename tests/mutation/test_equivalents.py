@@ -8,6 +8,7 @@ fingerprint follows the mutation, not the number.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -40,7 +41,10 @@ def _copy(root: Path, source: str) -> tuple[Path, list[str]]:
     (root / "mutants").mkdir(parents=True)
     (root / "mutants" / "calc.py").write_text(mutated.code, encoding="utf-8")
     names = [f"calc.{name}" for name in mutated.mutant_names]
-    (root / "mutants" / "calc.py.meta").write_text(repr(names), encoding="utf-8")
+    # As mutmut's SourceFileMutationData.save writes it: json.dump escapes non-ASCII,
+    # so a method's mutant (calc.xǁMeterǁshare__mutmut_1) reads calc.x\u01c1Meter...
+    meta = {"exit_code_by_key": dict.fromkeys(names, 0)}
+    (root / "mutants" / "calc.py.meta").write_text(json.dumps(meta, indent=4), encoding="utf-8")
     return root, names
 
 
@@ -90,6 +94,24 @@ def test_record_writes_missing_fingerprints_and_keeps_the_ones_written(tmp_path:
     assert entries["calc.x_share__mutmut_1"].why == "the first"
     assert entries["calc.x_share__mutmut_2"].fingerprint == "00000000"
     assert listed.read_text(encoding="utf-8").startswith("# header kept\n")
+
+
+METHOD = """\
+class Meter:
+    def share(self, used, cap):
+        return used / cap
+"""
+
+
+def test_record_finds_the_mutants_of_a_method_in_mutmuts_own_meta_file(tmp_path: Path) -> None:
+    _, names = _copy(tmp_path / "work" / "group", METHOD)
+    method = next(n for n in names if "\u01c1Meter\u01c1share" in n)
+    listed = tmp_path / "equivalent.txt"
+    listed.write_text(f"{method}  # a method's mutant\n", encoding="utf-8")
+    assert record(listed, tmp_path / "work") == []
+    [entry] = read_entries(listed)
+    assert entry.fingerprint == mutant_fingerprint(method, tmp_path / "work" / "group")
+    assert entry.fingerprint is not None
 
 
 @pytest.mark.parametrize(
