@@ -71,7 +71,7 @@ FIELDS = ("tier", "kind", "n", "ok", "colour")
 @pytest.fixture(autouse=True)
 def _catalogued() -> Iterator[None]:
     """This file's models are the catalogue's (the emitter writes no other class)."""
-    with admitted(Leaky, SetsAField, Huge):
+    with admitted(Leaky, SetsAField, Huge, HalfBounded, TrueForAnInt):
         yield
 
 
@@ -242,3 +242,60 @@ def test_an_int_orjson_cannot_write_drops_its_field_not_the_line(lenient: io.Str
     (line,) = lines(lenient)
     assert line == {**line, "event": "huge_event", "kind": "text", "invalid_fields": ["n"]}
     assert "n" not in line
+
+
+with rules_off():
+
+    class HalfBounded(TelemetryEvent):
+        """Ints the spec reads with a bound missing (INT_BOUNDED refuses them at
+        definition): no value is inside such a field's domain."""
+
+        event_name: ClassVar[str] = "half_bounded"
+        schema_version: ClassVar[int] = 1
+
+        kind: TurnKind = Field(description="Kind.")
+        free: int | None = Field(None, strict=True, description="No bound.")
+        below: int | None = Field(None, le=5, strict=True, description="At most 5.")
+        above: int | None = Field(None, ge=0, strict=True, description="At least 0.")
+
+    class TrueForAnInt(TelemetryEvent):
+        """A validator that turns an unbounded int into True."""
+
+        event_name: ClassVar[str] = "true_for_an_int"
+        schema_version: ClassVar[int] = 1
+
+        n: Annotated[int, AfterValidator(lambda v: True)] | None = Field(None, description="N.")
+
+
+HALF_BOUNDED = {"kind": "text", "free": 1, "below": 1, "above": 1}
+
+
+def test_an_int_without_both_bounds_is_never_written_on_any_path(lenient: io.StringIO) -> None:
+    emit("half_bounded", **HALF_BOUNDED)  # the first line by name builds the plan
+    emit("half_bounded", **HALF_BOUNDED)  # the next takes the fused path
+    emit(HalfBounded, **HALF_BOUNDED)  # by class, through the chain
+    emit("half_bounded", **HALF_BOUNDED, other=1)  # an unknown key: the model decides
+    written = lines(lenient)
+    assert [line["event"] for line in written] == ["half_bounded"] * 4
+    for line in written:
+        assert line["kind"] == "text"
+        assert line["invalid_fields"] == ["free", "below", "above"]
+        assert not {"free", "below", "above"} & set(line)
+
+
+def test_an_unbounded_int_a_validator_made_true_is_dropped(lenient: io.StringIO) -> None:
+    emit(TrueForAnInt, n=1)
+    (line,) = lines(lenient)
+    assert line["invalid_fields"] == ["n"]
+    assert "n" not in line
+
+
+def test_an_int_orjson_cannot_write_by_name_drops_its_field_on_the_fused_path(
+    lenient: io.StringIO,
+) -> None:
+    # By name, once the plan is built, the line takes the fused path: its own fallback.
+    for _ in range(2):
+        emit("huge_event", kind="text", n=10**20)
+    for line in lines(lenient):  # every line whole, newline included
+        assert line == {**line, "event": "huge_event", "kind": "text", "invalid_fields": ["n"]}
+        assert "n" not in line

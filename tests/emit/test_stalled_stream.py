@@ -165,9 +165,9 @@ def test_a_zero_timeout_never_waits(fresh: None) -> None:
 
 @pytest.mark.parametrize("bad", [-1.0, float("inf"), float("nan")])
 def test_a_write_timeout_must_be_finite_and_not_negative(fresh: None, bad: float) -> None:
-    with pytest.raises(ValueError) as info:
+    message = r"^write_timeout must be a finite number of seconds >= 0$"
+    with pytest.raises(ValueError, match=message):
         configure(write_timeout=bad)
-    assert str(info.value) == "write_timeout must be a finite number of seconds >= 0"
 
 
 def test_a_service_whose_stdout_nobody_reads_still_exits_promptly() -> None:
