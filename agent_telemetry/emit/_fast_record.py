@@ -25,8 +25,9 @@ exists only for a model whose core schema passes the definition rules' whitelist
 ``FieldSpec``'s set or bounds), where the spec's validators accept what the model's
 accept, or less (a ``literal`` refuses a plain ``Enum`` member the model's enum schema
 would take: the model then decides). Anything else (a model built around the class
-hook, aliases, defaults other than None, plain non-str enums) always takes the careful
-path. tests/emit/test_fast_record.py pins the agreement on adversarial input.
+hook, aliases, defaults other than None, plain non-str enums, an int without both
+bounds) always takes the careful path. tests/emit/test_fast_record.py pins the
+agreement on adversarial input.
 """
 
 from __future__ import annotations
