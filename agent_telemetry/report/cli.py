@@ -6,7 +6,6 @@ the same rows are drawn as SVG charts in one offline HTML page (the ``[report]``
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,11 +119,9 @@ def report_command(
 def _tell_what_the_load_found(loaded: LoadReport, errors: Console) -> None:
     """After the charts, so it is the last thing read: the load's table and notes when it
     could not read everything; exit 1 when no line was telemetry (as preview does)."""
-    from agent_telemetry.warehouse._checking.render import NO_TELEMETRY
-    from agent_telemetry.warehouse.cli import render_load_report
+    from agent_telemetry.warehouse.cli import exit_no_telemetry, render_load_report
 
     if loaded.damaged:
         render_load_report(loaded, errors)
     if not loaded.loaded:
-        errors.print(NO_TELEMETRY)
-        sys.exit(1)
+        exit_no_telemetry(errors)

@@ -10,7 +10,7 @@ import contextlib
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 from rich.console import Console
@@ -215,7 +215,6 @@ def preview(
     """
     from agent_telemetry.errors import AgentTelemetryError
     from agent_telemetry.warehouse import LoadError, Warehouse
-    from agent_telemetry.warehouse._checking.render import NO_TELEMETRY
     from agent_telemetry.warehouse._loading.progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._preview import render_preview, summarize
 
@@ -255,8 +254,16 @@ def preview(
             highlight=False,
         )
     if not report.loaded:
-        console.print(NO_TELEMETRY)
-        sys.exit(1)
+        exit_no_telemetry(console)
+
+
+def exit_no_telemetry(console: Console) -> NoReturn:
+    """The warning and exit status 1 of a command whose logs held no telemetry line
+    (``preview``, ``report``)."""
+    from agent_telemetry.warehouse._checking.render import NO_TELEMETRY
+
+    console.print(NO_TELEMETRY)
+    sys.exit(1)
 
 
 EXPLORE_SQL = "SELECT lane, status, count(*) AS runs FROM pipeline_run GROUP BY ALL ORDER BY ALL"
