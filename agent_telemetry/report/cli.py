@@ -62,16 +62,18 @@ def report_command(
     from rich.text import Text
 
     from agent_telemetry._text import clean
-    from agent_telemetry.config import ConfigError
+    from agent_telemetry.errors import AgentTelemetryError
     from agent_telemetry.report._svg import ReportError
     from agent_telemetry.report.charts import chart_data
-    from agent_telemetry.warehouse import LoadError, Warehouse, default_config
-    from agent_telemetry.warehouse.cli import render_load_report
+    from agent_telemetry.warehouse import Warehouse
+    from agent_telemetry.warehouse.cli import render_load_report, resolve_deployment
     from agent_telemetry.warehouse.results import Result, print_table
 
     errors = Console(stderr=True)
     try:
-        deployment = default_config(config)
+        # The charts read the package's own events; the rare combinations are measured
+        # over the service's catalogue, as check-logs with the same file measures them.
+        deployment, catalogue = resolve_deployment(config)
         with Warehouse(config=deployment) as wh:
             loaded = wh.load(logs)
             if loaded.unreadable:  # charts without it would pass for the whole story
@@ -80,7 +82,7 @@ def report_command(
                 raise _ReportFailed(f"{names}: no record of it could be read, so no chart is drawn")
             wh.create_views()
             data = chart_data(wh)
-    except (LoadError, ConfigError) as exc:
+    except AgentTelemetryError as exc:  # the config, its catalogue, the load
         raise _ReportFailed(str(exc)) from None
     console = Console()
     if html_path is None:
@@ -98,7 +100,8 @@ def report_command(
     try:
         # The rare-combination counts, as check-logs measures them (one definition).
         chosen = k or deployment.check_logs.k_anonymity
-        rare = check_logs(logs, wh.catalogue.versions, k=chosen).rare
+        versions = (catalogue or wh.catalogue).versions
+        rare = check_logs(logs, versions, k=chosen).rare
         page = render_page(data, logs, {"loaded": loaded.loaded}, rare)
         write_page(page, html_path)
     except ReportError as exc:

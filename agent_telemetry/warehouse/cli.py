@@ -221,7 +221,7 @@ def preview(
     console = Console()
     limits = _limits(max_decompressed, max_ratio)
     try:
-        deployment, catalogue = _deployment(config)
+        deployment, catalogue = resolve_deployment(config)
     except AgentTelemetryError as error:
         raise click.ClickException(str(error)) from None
     if db is not None:
@@ -318,7 +318,7 @@ def query_command(
         if db is not None:
             result = query_database(sql, db)
         else:
-            deployment, catalogue = _deployment(config)
+            deployment, catalogue = resolve_deployment(config)
             result = query_logs(sql, logs, config=deployment, catalogue=catalogue)
     except (QueryError, LoadError, AgentTelemetryError) as exc:  # also the catalogue's import
         raise _QueryFailed(str(exc)) from None
@@ -439,7 +439,7 @@ def check_logs_command(
     sys.exit(1 if failed else 0)
 
 
-def _deployment(config: Path | None) -> tuple[DeploymentConfig, Catalogue | None]:
+def resolve_deployment(config: Path | None) -> tuple[DeploymentConfig, Catalogue | None]:
     """The deployment file and its catalogue, resolved once: ``config``, else
     ./telemetry.toml; with neither, the local placeholder and the package's own events.
     Raises AgentTelemetryError (the config, or importing its catalogue)."""
