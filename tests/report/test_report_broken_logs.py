@@ -94,19 +94,6 @@ def test_a_gzip_that_is_garbage_after_its_magic_is_an_error_and_nothing_is_drawn
     assert not page.exists()
 
 
-def test_every_log_that_could_not_be_read_is_named_in_the_one_error(tmp_path: Path) -> None:
-    lost = [tmp_path / "first.jsonl.gz", tmp_path / "second.jsonl.gz"]
-    for log in lost:
-        log.write_bytes(BAD_HEADER)
-
-    done = _run("report", *lost)
-
-    assert done.exit_code == 2, done.output
-    errors = [text for text in done.stderr.splitlines() if text.startswith("Error:")]
-    named = f"{lost[0]}, {lost[1]}"
-    assert errors == [f"Error: {named}: no record of it could be read, so no chart is drawn"]
-
-
 def test_a_truncated_line_is_counted_on_stderr_and_its_values_never_shown(
     tmp_path: Path,
 ) -> None:
