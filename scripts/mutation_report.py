@@ -2,8 +2,10 @@
 
 Every surviving mutant must be either killed by a behaviour test or listed in
 ``tests/mutation/equivalent.txt`` with one line saying why it cannot change behaviour
-(``<mutant name>  # why``). Exits 1 when a survivor is neither, or when the score over
-the non-equivalent mutants is below the target. The figures also go to
+(``<mutant name> @fingerprint  # why``; the fingerprint binds the line to the mutation it
+explains, scripts/mutation_equivalents.py). Exits 1 when a survivor is neither, or is
+listed with another mutation's fingerprint, or when the score over the non-equivalent
+mutants is below the target. The figures also go to
 ``mutants/summary.json``, for ``scripts/mutation.py``'s table.
 """
 
@@ -18,7 +20,15 @@ from pathlib import Path
 
 TARGET = 0.95
 REPO = Path(__file__).resolve().parents[1]
-EQUIVALENT = REPO / "tests" / "mutation" / "equivalent.txt"
+sys.path.insert(0, str(REPO))
+from scripts.mutation_equivalents import (  # noqa: E402
+    EQUIVALENT,
+    Entry,
+    EntryError,
+    mutant_fingerprint,
+    read_entries,
+)
+
 MUTMUT = Path(sys.executable).with_name("mutmut")
 
 
@@ -29,19 +39,26 @@ def mutated_modules() -> set[str]:
     return {path.removesuffix(".py").replace("/", ".") for path in paths}
 
 
-def equivalent_mutants() -> dict[str, str]:
+def equivalent_mutants() -> dict[str, Entry]:
     """The listed equivalent mutants of the modules this run mutates."""
     modules = mutated_modules()
-    listed: dict[str, str] = {}
-    for number, line in enumerate(EQUIVALENT.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        name, sep, why = line.partition("#")
-        if not sep or not why.strip():
-            sys.exit(f"{EQUIVALENT.name}:{number}: each entry needs `# why`")
-        if name.strip().rsplit(".", 1)[0] in modules:
-            listed[name.strip()] = why.strip()
-    return listed
+    try:
+        entries = read_entries(EQUIVALENT)
+    except EntryError as error:
+        sys.exit(str(error))
+    return {e.name: e for e in entries if e.module in modules}
+
+
+def excused(entry: Entry) -> str | None:
+    """Why a listed survivor is not excused after all (None when it is)."""
+    if entry.fingerprint is None:
+        return "listed without its fingerprint: scripts/mutation_equivalents.py record"
+    if mutant_fingerprint(entry.name, REPO) != entry.fingerprint:
+        return (
+            f"listed (line {entry.line}) for another mutation: its function changed since; "
+            "look again (mutmut show), then record its fingerprint"
+        )
+    return None
 
 
 def survivors() -> list[str]:
@@ -56,8 +73,9 @@ def main() -> int:
     stats = json.loads((REPO / "mutants" / "mutmut-cicd-stats.json").read_text())
     listed = equivalent_mutants()
     alive = survivors()
-    equivalent = [m for m in alive if m in listed]
-    unexplained = [m for m in alive if m not in listed]
+    why_not = {m: excused(listed[m]) for m in alive if m in listed}
+    equivalent = [m for m in alive if m in listed and why_not[m] is None]
+    unexplained = [m for m in alive if m not in equivalent]
     scored = stats["total"] - len(equivalent)
     score = stats["killed"] / scored if scored else 1.0
     print(
@@ -66,7 +84,8 @@ def main() -> int:
         f"timeout {stats['timeout']}, score {score:.1%} of non-equivalent (target {TARGET:.0%})"
     )
     for name in unexplained:
-        print(f"  survived: {name}  (kill it with a test, or list it in {EQUIVALENT.name})")
+        reason = why_not.get(name) or f"kill it with a test, or list it in {EQUIVALENT.name}"
+        print(f"  survived: {name}  ({reason})")
     summary = {
         "mutants": stats["total"],
         "killed": stats["killed"],

@@ -25,8 +25,9 @@ exists only for a model whose core schema passes the definition rules' whitelist
 ``FieldSpec``'s set or bounds), where the spec's validators accept what the model's
 accept, or less (a ``literal`` refuses a plain ``Enum`` member the model's enum schema
 would take: the model then decides). Anything else (a model built around the class
-hook, aliases, defaults other than None, plain non-str enums) always takes the careful
-path. tests/emit/test_fast_record.py pins the agreement on adversarial input.
+hook, aliases, defaults other than None, plain non-str enums, an int without both
+bounds) always takes the careful path. tests/emit/test_fast_record.py pins the
+agreement on adversarial input.
 """
 
 from __future__ import annotations
@@ -111,6 +112,11 @@ def record_validator(
         return None
     spec = event_spec(model)
     if set(spec.field_names) & set(envelope):
+        return None
+    # An int without both bounds (only a model past the rules has one) has no value
+    # inside its domain (``_guard``), but an unbounded int schema would take any: the
+    # model and the re-check decide such a model's lines.
+    if any(f.kind == "int" and (f.ge is None or f.le is None) for f in spec.fields):
         return None
     fields = {f.name: _field(f) for f in spec.fields}
     schema = core_schema.typed_dict_schema(

@@ -6,7 +6,6 @@ the same rows are drawn as SVG charts in one offline HTML page (the ``[report]``
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,16 +62,18 @@ def report_command(
     from rich.text import Text
 
     from agent_telemetry._text import clean
-    from agent_telemetry.config import ConfigError
+    from agent_telemetry.errors import AgentTelemetryError
     from agent_telemetry.report._svg import ReportError
     from agent_telemetry.report.charts import chart_data
-    from agent_telemetry.warehouse import LoadError, Warehouse, default_config
-    from agent_telemetry.warehouse.cli import render_load_report
+    from agent_telemetry.warehouse import Warehouse
+    from agent_telemetry.warehouse.cli import render_load_report, resolve_deployment
     from agent_telemetry.warehouse.results import Result, print_table
 
     errors = Console(stderr=True)
     try:
-        deployment = default_config(config)
+        # The charts read the package's own events; the rare combinations are measured
+        # over the service's catalogue, as check-logs with the same file measures them.
+        deployment, catalogue = resolve_deployment(config)
         with Warehouse(config=deployment) as wh:
             loaded = wh.load(logs)
             if loaded.unreadable:  # charts without it would pass for the whole story
@@ -81,7 +82,7 @@ def report_command(
                 raise _ReportFailed(f"{names}: no record of it could be read, so no chart is drawn")
             wh.create_views()
             data = chart_data(wh)
-    except (LoadError, ConfigError) as exc:
+    except AgentTelemetryError as exc:  # the config, its catalogue, the load
         raise _ReportFailed(str(exc)) from None
     console = Console()
     if html_path is None:
@@ -99,7 +100,8 @@ def report_command(
     try:
         # The rare-combination counts, as check-logs measures them (one definition).
         chosen = k or deployment.check_logs.k_anonymity
-        rare = check_logs(logs, wh.catalogue.versions, k=chosen).rare
+        versions = (catalogue or wh.catalogue).versions
+        rare = check_logs(logs, versions, k=chosen).rare
         page = render_page(data, logs, {"loaded": loaded.loaded}, rare)
         write_page(page, html_path)
     except ReportError as exc:
@@ -120,11 +122,9 @@ def report_command(
 def _tell_what_the_load_found(loaded: LoadReport, errors: Console) -> None:
     """After the charts, so it is the last thing read: the load's table and notes when it
     could not read everything; exit 1 when no line was telemetry (as preview does)."""
-    from agent_telemetry.warehouse._checking.render import NO_TELEMETRY
-    from agent_telemetry.warehouse.cli import render_load_report
+    from agent_telemetry.warehouse.cli import exit_no_telemetry, render_load_report
 
     if loaded.damaged:
         render_load_report(loaded, errors)
     if not loaded.loaded:
-        errors.print(NO_TELEMETRY)
-        sys.exit(1)
+        exit_no_telemetry(errors)

@@ -10,7 +10,7 @@ import contextlib
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 from rich.console import Console
@@ -215,14 +215,13 @@ def preview(
     """
     from agent_telemetry.errors import AgentTelemetryError
     from agent_telemetry.warehouse import LoadError, Warehouse
-    from agent_telemetry.warehouse._checking.render import NO_TELEMETRY
     from agent_telemetry.warehouse._loading.progress import RichLoadProgress, wants_bar
     from agent_telemetry.warehouse._preview import render_preview, summarize
 
     console = Console()
     limits = _limits(max_decompressed, max_ratio)
     try:
-        deployment, catalogue = _deployment(config)
+        deployment, catalogue = resolve_deployment(config)
     except AgentTelemetryError as error:
         raise click.ClickException(str(error)) from None
     if db is not None:
@@ -255,8 +254,16 @@ def preview(
             highlight=False,
         )
     if not report.loaded:
-        console.print(NO_TELEMETRY)
-        sys.exit(1)
+        exit_no_telemetry(console)
+
+
+def exit_no_telemetry(console: Console) -> NoReturn:
+    """The warning and exit status 1 of a command whose logs held no telemetry line
+    (``preview``, ``report``)."""
+    from agent_telemetry.warehouse._checking.render import NO_TELEMETRY
+
+    console.print(NO_TELEMETRY)
+    sys.exit(1)
 
 
 EXPLORE_SQL = "SELECT lane, status, count(*) AS runs FROM pipeline_run GROUP BY ALL ORDER BY ALL"
@@ -311,7 +318,7 @@ def query_command(
         if db is not None:
             result = query_database(sql, db)
         else:
-            deployment, catalogue = _deployment(config)
+            deployment, catalogue = resolve_deployment(config)
             result = query_logs(sql, logs, config=deployment, catalogue=catalogue)
     except (QueryError, LoadError, AgentTelemetryError) as exc:  # also the catalogue's import
         raise _QueryFailed(str(exc)) from None
@@ -432,7 +439,7 @@ def check_logs_command(
     sys.exit(1 if failed else 0)
 
 
-def _deployment(config: Path | None) -> tuple[DeploymentConfig, Catalogue | None]:
+def resolve_deployment(config: Path | None) -> tuple[DeploymentConfig, Catalogue | None]:
     """The deployment file and its catalogue, resolved once: ``config``, else
     ./telemetry.toml; with neither, the local placeholder and the package's own events.
     Raises AgentTelemetryError (the config, or importing its catalogue)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import re
 
@@ -97,3 +98,10 @@ def test_a_clock_returning_a_float_is_an_error_in_strict_mode() -> None:
         configure(clock=lambda: 1.5e18)  # type: ignore[arg-type, return-value]
         with pytest.raises(TelemetryValidationError, match="internal_error"):
             emit("chat_turn", tier="public", kind="text")
+
+
+def test_help_shows_that_leaving_the_clock_out_keeps_it() -> None:
+    # help(configure) shows the default: "None" would read as "the real clock", which is
+    # what clock=None means, not what leaving it out does.
+    clock = inspect.signature(configure).parameters["clock"]
+    assert str(clock).endswith(" = <keep>")

@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from agent_telemetry.emit import RejectReason, TelemetryValidationError, counters, emit
+from agent_telemetry.emit import (
+    RejectReason,
+    TelemetryValidationError,
+    counters,
+    emit,
+    reset_counters,
+)
 from agent_telemetry.emit._config import CURRENT, SHARED
 from agent_telemetry.emit._logger import make_logger
 from agent_telemetry.emit._processors import (
@@ -106,8 +112,16 @@ def explode(_logger: object, _method: str, event_dict: dict[str, Any]) -> dict[s
 
 @contextmanager
 def broken_chain(*, strict: bool) -> Iterator[io.StringIO]:
-    """The live chain with a failing processor in front, as a bug in it would be."""
+    """The live chain with a failing processor in front, as a bug in it would be.
+
+    A line of the event goes out first, as in a service that has been running: the
+    emitter then knows the event's plan, so the fused path would be there to take.
+    """
     with emitting(strict=strict) as buffer:
+        emit("chat_turn", tier="public", kind="text")
+        buffer.seek(0)
+        buffer.truncate()
+        reset_counters()
         logger = make_logger(SHARED, buffer, strict)
         logger._processors = [explode, *logger._processors]
         original, CURRENT.logger = CURRENT.logger, logger
@@ -123,6 +137,14 @@ def test_an_internal_failure_writes_a_rejected_line_and_never_raises() -> None:
         assert counters().internal_errors == 1
     (line,) = lines(buffer)
     assert (line["event"], line["reason"]) == ("telemetry_rejected", "internal_error")
+
+
+def test_each_internal_failure_is_counted() -> None:
+    with broken_chain(strict=False) as buffer:
+        for _ in range(3):
+            emit("chat_turn", tier="public", kind="text")
+        assert counters().internal_errors == 3
+    assert [line["reason"] for line in lines(buffer)] == ["internal_error"] * 3
 
 
 def test_an_internal_failure_in_strict_mode_raises_without_the_cause() -> None:

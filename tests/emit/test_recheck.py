@@ -71,7 +71,7 @@ FIELDS = ("tier", "kind", "n", "ok", "colour")
 @pytest.fixture(autouse=True)
 def _catalogued() -> Iterator[None]:
     """This file's models are the catalogue's (the emitter writes no other class)."""
-    with admitted(Leaky, SetsAField, Huge):
+    with admitted(Leaky, SetsAField, Huge, *HALF_BOUNDED, TrueForAnInt):
         yield
 
 
@@ -242,3 +242,81 @@ def test_an_int_orjson_cannot_write_drops_its_field_not_the_line(lenient: io.Str
     (line,) = lines(lenient)
     assert line == {**line, "event": "huge_event", "kind": "text", "invalid_fields": ["n"]}
     assert "n" not in line
+
+
+with rules_off():
+    # Ints the spec reads with a bound missing (INT_BOUNDED refuses them at definition):
+    # no value is inside such a field's domain. One model per way, each its only int.
+
+    class NoBound(TelemetryEvent):
+        """An int with neither bound."""
+
+        event_name: ClassVar[str] = "no_bound"
+        schema_version: ClassVar[int] = 1
+
+        kind: TurnKind = Field(description="Kind.")
+        n: int | None = Field(None, strict=True, description="No bound.")
+
+    class OnlyLe(TelemetryEvent):
+        """An int with only an upper bound."""
+
+        event_name: ClassVar[str] = "only_le"
+        schema_version: ClassVar[int] = 1
+
+        kind: TurnKind = Field(description="Kind.")
+        n: int | None = Field(None, le=5, strict=True, description="At most 5.")
+
+    class OnlyGe(TelemetryEvent):
+        """An int with only a lower bound."""
+
+        event_name: ClassVar[str] = "only_ge"
+        schema_version: ClassVar[int] = 1
+
+        kind: TurnKind = Field(description="Kind.")
+        n: int | None = Field(None, ge=0, strict=True, description="At least 0.")
+
+    class TrueForAnInt(TelemetryEvent):
+        """A validator that turns an unbounded int into True."""
+
+        event_name: ClassVar[str] = "true_for_an_int"
+        schema_version: ClassVar[int] = 1
+
+        n: Annotated[int, AfterValidator(lambda v: True)] | None = Field(None, description="N.")
+
+
+HALF_BOUNDED = (NoBound, OnlyLe, OnlyGe)
+
+
+@pytest.mark.parametrize("model", HALF_BOUNDED, ids=[m.event_name for m in HALF_BOUNDED])
+def test_an_int_without_both_bounds_is_never_written_on_any_path(
+    lenient: io.StringIO, model: type[TelemetryEvent]
+) -> None:
+    name = model.event_name
+    emit(name, kind="text", n=1)  # the first line by name builds the plan
+    emit(name, kind="text", n=1)  # the next takes the fused path
+    emit(model, kind="text", n=1)  # by class, through the chain
+    emit(name, kind="text", n=1, other=1)  # an unknown key: the model decides
+    written = lines(lenient)
+    assert [line["event"] for line in written] == [name] * 4
+    for line in written:
+        assert line["kind"] == "text"
+        assert line["invalid_fields"] == ["n"]
+        assert "n" not in line
+
+
+def test_an_unbounded_int_a_validator_made_true_is_dropped(lenient: io.StringIO) -> None:
+    emit(TrueForAnInt, n=1)
+    (line,) = lines(lenient)
+    assert line["invalid_fields"] == ["n"]
+    assert "n" not in line
+
+
+def test_an_int_orjson_cannot_write_by_name_drops_its_field_on_the_fused_path(
+    lenient: io.StringIO,
+) -> None:
+    # By name, once the plan is built, the line takes the fused path: its own fallback.
+    for _ in range(2):
+        emit("huge_event", kind="text", n=10**20)
+    for line in lines(lenient):  # every line whole, newline included
+        assert line == {**line, "event": "huge_event", "kind": "text", "invalid_fields": ["n"]}
+        assert "n" not in line

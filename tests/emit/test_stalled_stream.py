@@ -18,7 +18,7 @@ import pytest
 
 from agent_telemetry.emit import configure, counters, emit, reset_counters, reset_defaults
 from agent_telemetry.emit._output import WRITE_TIMEOUT_SECONDS
-from tests.emit.conftest import run_python
+from tests.emit.conftest import HalfThenWait, run_python
 
 BOUND = 0.1  # a short write timeout, configured explicitly
 # Generous: the machine is shared; what matters is "bounded", not "fast".
@@ -163,9 +163,48 @@ def test_a_zero_timeout_never_waits(fresh: None) -> None:
         os.close(write)
 
 
+def test_reset_counters_waits_no_longer_than_the_write_timeout_for_a_stuck_writer(
+    fresh: None,
+) -> None:
+    stream = HalfThenWait()
+    configure(stream=stream, write_timeout=BOUND)
+    writer = threading.Thread(target=run, daemon=True)
+    writer.start()
+    try:
+        assert stream.entered.wait(5), "the emit never reached the stream"
+        within(BOUND + SLACK, reset_counters)
+    finally:
+        stream.finish.set()
+        writer.join(5)
+    assert not writer.is_alive()
+
+
+def test_reset_counters_lets_the_line_being_written_be_counted_first(fresh: None) -> None:
+    # Reset in the middle of a write, the line would be counted after the reset: a
+    # "since reset" figure with a line written before it.
+    stream = HalfThenWait()
+    configure(stream=stream, write_timeout=30)
+    writer = threading.Thread(target=run, daemon=True)
+    writer.start()
+    resetter = threading.Thread(target=reset_counters, daemon=True)
+    try:
+        assert stream.entered.wait(5), "the emit never reached the stream"
+        resetter.start()
+        resetter.join(0.5)  # room for a reset that does not wait to happen now
+    finally:
+        stream.finish.set()
+        writer.join(5)
+        resetter.join(5)
+    assert not writer.is_alive()
+    assert not resetter.is_alive()
+    assert json.loads(stream.getvalue())["event"] == "pipeline_run"
+    assert counters().emitted == {}
+
+
 @pytest.mark.parametrize("bad", [-1.0, float("inf"), float("nan")])
 def test_a_write_timeout_must_be_finite_and_not_negative(fresh: None, bad: float) -> None:
-    with pytest.raises(ValueError, match="write_timeout"):
+    message = r"^write_timeout must be a finite number of seconds >= 0$"
+    with pytest.raises(ValueError, match=message):
         configure(write_timeout=bad)
 
 

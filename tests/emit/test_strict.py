@@ -89,6 +89,11 @@ def test_repeated_unknown_keys_collapse_into_one_problem_with_a_count(
     assert error.problems[0] == Problem(None, "unknown_field", count=3)
 
 
+def test_two_unknown_keys_are_counted_too(strict: io.StringIO) -> None:
+    error = raised("chat_turn", tier="public", kind="text", **{SECRET: 1, "a": 2})
+    assert str(error) == "chat_turn: unknown_field x2"
+
+
 @pytest.mark.parametrize(
     "key", ["event", "schema_version", "severity", "time", "invalid_fields", "unknown_fields"]
 )

@@ -176,3 +176,17 @@ def test_what_else_the_load_warns_of_is_told_too(
     assert [text for text in done.stderr.splitlines() if text.startswith(note)] == [
         text for text in _notes(shown) if text.startswith(note)
     ]
+
+
+def test_every_log_of_which_nothing_was_read_is_named_in_the_error(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.jsonl.gz", tmp_path / "b.jsonl.gz"
+    for log in (first, second):
+        log.write_bytes(BAD_HEADER)
+
+    done = _run("report", first, second)
+
+    assert done.exit_code == 2, done.output
+    errors = [text for text in done.stderr.splitlines() if text.startswith("Error:")]
+    assert errors == [
+        f"Error: {first}, {second}: no record of it could be read, so no chart is drawn"
+    ]

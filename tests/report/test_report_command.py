@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from agent_telemetry.cli import main
 from agent_telemetry.report import CHARTS
+from tests.service import write_module
 from tests.warehouse.lines import entry, line, write_lines
 
 NO_DATA = "no data: this log has no rows for this chart"
@@ -188,3 +189,56 @@ def test_a_page_that_cannot_be_written_says_where_and_why(tmp_path: Path) -> Non
     assert code == 2, out
     assert out == f"Error: cannot write {page}: {os.strerror(errno.ENAMETOOLONG)}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["chat.jsonl", "cwd"]
+
+
+SERVICE_MODELS = """
+from enum import StrEnum
+from typing import ClassVar
+
+from pydantic import Field
+
+from agent_telemetry.schema import TelemetryEvent
+
+
+class Door(StrEnum):
+    OPEN = "open"
+    SHUT = "shut"
+
+
+class DoorCheck(TelemetryEvent):
+    \"\"\"One line per door check.\"\"\"
+
+    event_name: ClassVar[str] = "door_check"
+    schema_version: ClassVar[int] = 1
+
+    door: Door = Field(description="How the door stood.")
+
+
+EVENTS = {m.event_name: m for m in (DoorCheck,)}
+"""
+
+
+def test_the_pages_rare_combinations_count_the_services_own_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # check-logs measures with the service's catalogue: an event only it defines is
+    # counted on the page too, not dropped as unknown to the package's own catalogue.
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    config = tmp_path / "telemetry.toml"
+    config.write_text(
+        f'[catalogue]\nmodule = "{write_module(tmp_path, SERVICE_MODELS)}"\n'
+        'lock = "schema.lock.json"\n\n'
+        '[source]\nproject = "acme-door-prod"\ndataset = "door_logs"\n\n'
+        '[target]\nproject = "acme-door-prod"\ndataset = "door_telemetry"\n',
+        encoding="utf-8",
+    )
+    log = write_lines(
+        tmp_path / "doors.jsonl",
+        [line("door_check", door="open")] * 4 + [line("door_check", door="shut")],
+    )
+    page = tmp_path / "page.html"
+    code, out = _report(log, "--config", config, "--html", page)
+    assert code == 0, out
+    table = page.read_text(encoding="utf-8").split('<h2 id="rare_combinations">', 1)[1]
+    rows = table.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert "<td>door_check</td><td>2026-05-09</td><td>5</td><td>2</td><td>5</td>" in rows
