@@ -490,8 +490,9 @@ def entry(args: list[str], monkeypatch: pytest.MonkeyPatch, *hidden: str) -> int
     """``agent-telemetry ARGS`` through the console script in this process, each of
     ``hidden`` as if not installed; returns the exit status."""
     monkeypatch.setattr(sys, "argv", ["agent-telemetry", *args])
-    importlib.import_module("agent_telemetry.cli")
-    monkeypatch.delitem(sys.modules, "agent_telemetry.cli")  # imported anew, as at start
+    # Imported anew, as at start; the package's attribute is put back with the module.
+    monkeypatch.setattr(agent_telemetry, "cli", importlib.import_module("agent_telemetry.cli"))
+    monkeypatch.delitem(sys.modules, "agent_telemetry.cli")
     for name in hidden:
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(SystemExit) as exited:
