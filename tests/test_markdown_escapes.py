@@ -194,6 +194,7 @@ def test_the_markdown_source_reads_as_the_text() -> None:
     assert markdown_text("a | b", table=True) == "a \\| b"
     assert markdown_text("  two\n\tlines  ") == "two lines"
     assert markdown_code("plain") == "`plain`"
+    assert [markdown_code("X-ray"), markdown_code("max X")] == ["`X-ray`", "`max X`"]
     assert markdown_code("a | b") == "`a | b`"
     assert markdown_code("a | b", table=True) == "`a \\| b`"
     assert markdown_code("a `b` c") == "``a `b` c``"
