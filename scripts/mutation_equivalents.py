@@ -20,6 +20,7 @@ look at the mutant again, then delete the old fingerprint and record.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import sys
@@ -101,12 +102,15 @@ def _newest_copy(entry: Entry, work: Path) -> Path | None:
     """The copy under ``work`` that mutated the entry's module most recently (mutmut
     copies every module into each copy; only the mutated ones have a ``.meta``)."""
     meta = Path("mutants", *entry.module.split(".")).with_suffix(".py.meta")
-    found = [c for c in work.iterdir() if entry.name in _read(c / meta)]
+    found = [c for c in work.iterdir() if entry.name in _mutants_in(c / meta)]
     return max(found, key=lambda c: (c / meta).stat().st_mtime, default=None)
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
+def _mutants_in(meta: Path) -> set[str]:
+    """The mutant names a ``.meta`` file lists (JSON: a class's are written escaped)."""
+    if not meta.is_file():
+        return set()
+    return set(json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {}))
 
 
 def record(path: Path = EQUIVALENT, work: Path = REPO / ".mutation") -> list[str]:
