@@ -20,7 +20,8 @@ through one of these functions:
   link, image, HTML or @mention renders from it, on GitHub or anywhere).
 - ``markdown_text``: ``clean``, as prose that renders as written in CommonMark, GitHub
   and Python-Markdown (mkdocs): no link (bare URLs and addresses included), image, raw
-  HTML or attribute list can form.
+  HTML, emphasis, block (heading, list, rule, fence, admonition) or attribute list can
+  form.
 - HTML: jinja2 with autoescape (the pages); nothing here.
 
 The package's own strings (rule IDs, event names from the models, numbers) need none of
@@ -140,7 +141,8 @@ def lines(text: object) -> list[str]:
 
 
 def _cell_pipes(text: str, table: bool) -> str:
-    # A GFM or Python-Markdown table splits its row on "|" before reading code spans.
+    # A GFM table splits its row on "|" before reading code spans (Python-Markdown's does
+    # not, and would show the backslash of a code span's: code cells are for GitHub).
     return text.replace("|", "\\|") if table else text
 
 
@@ -157,24 +159,29 @@ def markdown_code(text: object, *, table: bool = False) -> str:
     return _cell_pipes(f"{fence}{pad}{shown}{pad}{fence}", table)
 
 
-# What can start a link, an image, an attribute list ({: onclick=...}), a code span or
-# raw HTML in CommonMark, GitHub's Markdown and Python-Markdown: backslash-escaped (all
-# three read these escapes) or, for the HTML characters, entities (Python-Markdown has no
-# escape for "<"). Other punctuation only formats, so prose keeps its look.
-_MARKDOWN_ESCAPES: Final = {c: "\\" + c for c in "\\`[]{}*"} | {
+# What can start a link, an image, an attribute list ({: onclick=...}), a code span,
+# emphasis or raw HTML in CommonMark, GitHub's Markdown and Python-Markdown:
+# backslash-escaped (all three read these escapes) or, for the characters Python-Markdown
+# has no escape for, entities ("<", and "~": GitHub's strikethrough, a tilde fence).
+_MARKDOWN_ESCAPES: Final = {c: "\\" + c for c in "\\`[]{}*_"} | {
     "<": "&lt;",
     ">": "&gt;",
     "&": "&amp;",
+    "~": "&#126;",
 }
-_MARKDOWN_SPECIAL: Final = re.compile(r"[\\`\[\]{}*<>&]")
+# An "_" between two letters or digits opens and closes no emphasis in either dialect:
+# left as written, so snake_case names read as such.
+_MARKDOWN_SPECIAL: Final = re.compile(r"[\\`\[\]{}*<>&~]|(?<![^\W_])_|_(?![^\W_])")
 # What GitHub's Markdown (and linkify) turns into a link by itself: a URL's "://", "www."
 # and an address's "@". An entity splits the text it sits in, so nothing matches there,
 # and it shows as the character it stands for.
 _AUTOLINK: Final = re.compile(r"(?i)(?<=[a-z])(:)(?=//)|(?<=www)(\.)|(@)")
 _ENTITY: Final = {":": "&#58;", ".": "&#46;", "@": "&#64;"}
 # What would make a line that starts with it a block: a heading, a list, a rule, an
-# admonition (a quote's ">" is an entity already).
+# admonition (a quote's ">", a rule's "_" and a fence's "~" are escaped already); "?"
+# (a collapsible "??? note" in mkdocs) has no Python-Markdown escape: an entity.
 _LINE_START: Final = re.compile(r"^(\d*)([#+!.)-])")
+_DETAILS_START: Final = re.compile(r"^\?")
 
 
 def markdown_text(text: object, *, table: bool = False) -> str:
@@ -184,4 +191,5 @@ def markdown_text(text: object, *, table: bool = False) -> str:
     flat = clean(" ".join(value.split()))
     shown = _MARKDOWN_SPECIAL.sub(lambda m: _MARKDOWN_ESCAPES[m.group()], flat)
     shown = _AUTOLINK.sub(lambda m: _ENTITY[m.group()], shown)
-    return _cell_pipes(_LINE_START.sub(r"\1\\\2", shown), table)
+    shown = _DETAILS_START.sub("&#63;", _LINE_START.sub(r"\1\\\2", shown))
+    return _cell_pipes(shown, table)

@@ -151,10 +151,9 @@ def events(only: str | None, config: Path | None) -> None:
     found = config or find_config(Path.cwd())
     try:
         catalogue = default_catalogue() if found is None else resolve_project(found).catalogue
-    except (ConfigError, CatalogueError) as exc:
+    except (ConfigError, CatalogueError) as exc:  # the loader's one line for a broken module
         raise click.ClickException(str(exc)) from None
-    except Exception as exc:  # a model pydantic cannot build, a syntax error: one line
-        raise Failure(f"the models do not load ({_model_problem(exc)})") from None
+    # A definition rule (SchemaRuleError) leaves as every command's does (invoke).
     names = catalogue.events
     if only is not None and only not in names:
         raise click.BadParameter(f"unknown event; known: {', '.join(names)}", param_hint="--event")

@@ -97,6 +97,7 @@ GROUPS: dict[str, Group] = {
         [f"{PKG}/_text.py"],
         [
             "tests/test_text_classes.py",
+            "tests/test_markdown_escapes.py",
             "tests/test_outside_text.py::test_clean_keeps_one_line_and_is_stable",
             "tests/test_outside_text.py::test_markup_escapes_what_rich_would_read",
         ],

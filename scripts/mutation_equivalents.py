@@ -106,13 +106,11 @@ def _newest_copy(entry: Entry, work: Path) -> Path | None:
     return max(found, key=lambda c: (c / meta).stat().st_mtime, default=None)
 
 
-def _mutants_in(meta: Path) -> dict[str, object]:
-    """The mutant names of a ``.meta`` file, decoded: mutmut writes it with json.dump,
-    which escapes a method mutant's ``ǁ`` (``xǁMeterǁshare``) as ``\\u01c1``."""
+def _mutants_in(meta: Path) -> set[str]:
+    """The mutant names a ``.meta`` file lists (JSON: a class's are written escaped)."""
     if not meta.is_file():
-        return {}
-    keys: dict[str, object] = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
-    return keys
+        return set()
+    return set(json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {}))
 
 
 def record(path: Path = EQUIVALENT, work: Path = REPO / ".mutation") -> list[str]:

@@ -14,6 +14,10 @@ from agent_telemetry.config import DeploymentConfig, load_config
 from agent_telemetry.schema import EventSpec, catalogue
 from agent_telemetry.warehouse import Warehouse
 
+# pytester runs a service's test session in this process: mutmut sees only what runs in
+# its own process, and the pytest plugin's hooks run nowhere else (tests/emit).
+pytest_plugins = ["pytester"]
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_CONFIG = REPO / "telemetry.toml"
 

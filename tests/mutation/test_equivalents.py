@@ -32,6 +32,11 @@ AFTER = """\
 def share(used, cap):
     cap = max(cap, 1)
     return used / cap
+
+
+class Budget:
+    def left(self, used):
+        return self.cap - used
 """
 
 
@@ -41,10 +46,9 @@ def _copy(root: Path, source: str) -> tuple[Path, list[str]]:
     (root / "mutants").mkdir(parents=True)
     (root / "mutants" / "calc.py").write_text(mutated.code, encoding="utf-8")
     names = [f"calc.{name}" for name in mutated.mutant_names]
-    # As mutmut's SourceFileMutationData.save writes it: json.dump escapes non-ASCII,
-    # so a method's mutant (calc.xǁMeterǁshare__mutmut_1) reads calc.x\u01c1Meter...
-    meta = {"exit_code_by_key": dict.fromkeys(names, 0)}
-    (root / "mutants" / "calc.py.meta").write_text(json.dumps(meta, indent=4), encoding="utf-8")
+    # as mutmut writes it: JSON, so a method's name (``xǁBudgetǁleft``) is escaped
+    meta = json.dumps({"exit_code_by_key": dict.fromkeys(names, 0)})
+    (root / "mutants" / "calc.py.meta").write_text(meta, encoding="utf-8")
     return root, names
 
 
@@ -78,13 +82,15 @@ def test_a_name_mutmut_does_not_make_has_no_fingerprint(tmp_path: Path) -> None:
 
 
 def test_record_writes_missing_fingerprints_and_keeps_the_ones_written(tmp_path: Path) -> None:
-    _copy(tmp_path / "work" / "group", AFTER)
+    _, names = _copy(tmp_path / "work" / "group", AFTER)
+    method = next(n for n in names if "ǁBudgetǁleft" in n)
     listed = tmp_path / "equivalent.txt"
     listed.write_text(
         "# header kept\n"
         "calc.x_share__mutmut_1  # the first\n"
         "calc.x_share__mutmut_2 @00000000  # written by hand: never overwritten\n"
-        "gone.x_f__mutmut_1  # its module is in no copy\n",
+        "gone.x_f__mutmut_1  # its module is in no copy\n"
+        f"{method}  # a method's mutant\n",
         encoding="utf-8",
     )
     assert record(listed, tmp_path / "work") == ["gone.x_f__mutmut_1"]
@@ -93,25 +99,9 @@ def test_record_writes_missing_fingerprints_and_keeps_the_ones_written(tmp_path:
     assert entries["calc.x_share__mutmut_1"].fingerprint == written
     assert entries["calc.x_share__mutmut_1"].why == "the first"
     assert entries["calc.x_share__mutmut_2"].fingerprint == "00000000"
+    assert entries[method].fingerprint == mutant_fingerprint(method, tmp_path / "work" / "group")
+    assert entries[method].fingerprint is not None
     assert listed.read_text(encoding="utf-8").startswith("# header kept\n")
-
-
-METHOD = """\
-class Meter:
-    def share(self, used, cap):
-        return used / cap
-"""
-
-
-def test_record_finds_the_mutants_of_a_method_in_mutmuts_own_meta_file(tmp_path: Path) -> None:
-    _, names = _copy(tmp_path / "work" / "group", METHOD)
-    method = next(n for n in names if "\u01c1Meter\u01c1share" in n)
-    listed = tmp_path / "equivalent.txt"
-    listed.write_text(f"{method}  # a method's mutant\n", encoding="utf-8")
-    assert record(listed, tmp_path / "work") == []
-    [entry] = read_entries(listed)
-    assert entry.fingerprint == mutant_fingerprint(method, tmp_path / "work" / "group")
-    assert entry.fingerprint is not None
 
 
 @pytest.mark.parametrize(

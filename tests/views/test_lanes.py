@@ -407,3 +407,61 @@ def test_an_unqualified_column_the_views_lack_is_named(config: DeploymentConfig)
     (only,) = _problems(unknown, config)
     assert only.startswith("lane_health.*: reads a column the event views do not have (")
     assert "mood" in only
+
+
+def test_a_quoted_column_alias_in_another_case_is_the_same_column(config: DeploymentConfig) -> None:
+    """BigQuery's column names are case-insensitive, quoted or not: the proof qualifies in
+    its dialect (the default one keeps `STATE` apart from state, and would call the
+    view's later reads of it unknown)."""
+    lanes = _lanes(config)
+    quoted = lanes.replace("status.state AS state", "status.state AS `STATE`")
+    assert quoted != lanes
+    assert _problems(quoted, config) == []
+
+
+def test_a_column_lineage_cannot_follow_is_named_with_the_reason(config: DeploymentConfig) -> None:
+    """A hand edit BigQuery would refuse (a UNION ALL branch with fewer columns) is still
+    read whole: every column lineage cannot follow is named, each with sqlglot's reason,
+    the branch shown as BigQuery SQL, and the proof goes on to the next column."""
+    plan = lane_plan(version_catalogue())
+    assert plan is not None
+    names = [c.name for c in plan.columns]
+    full = ", ".join(f"NULL AS {name}" for name in names)
+    branch = f"SELECT NULL AS window_start, NULL AS provider, NULL AS state FROM {RUN} AS r2"
+    assert names[:3] == ["window_start", "provider", "state"]
+    problems = _problems(f"SELECT {full} FROM {RUN} AS run UNION ALL {branch}", config)
+    assert [p.split(":", 1)[1] for p in problems[:3]] == [
+        f" lineage reaches no event-view column; expected exactly {', '.join(sorted(want))}"
+        for want in (c.reads for c in plan.columns[:3])
+    ]
+    assert problems[3:] == [
+        f"lane_health.{name}: lineage failed "
+        f"(Cannot find column's source with index {index} in query: {branch})"
+        for index, name in enumerate(names)
+        if index >= 3
+    ]
+
+
+def test_a_column_renamed_by_a_pivots_column_list_is_named_by_what_it_reads(
+    config: DeploymentConfig,
+) -> None:
+    """A PIVOT's column aliases are positional: a hand edit can swap two names and read
+    user_runs_today as `reason`. The proof maps the aliases onto the event view's columns
+    and names the column read, not the alias."""
+    pivoted = ("queue_position", "attempts")
+    passed = [c for c in event_view_columns(_spec("pipeline_run")) if c not in pivoted]
+    swap = {"reason": "user_runs_today", "user_runs_today": "reason"}
+    aliases = ", ".join([swap.get(c, c) for c in passed] + ["y"])
+    lanes = _lanes(config)
+    hidden = lanes.replace(
+        f"FROM {RUN} AS run\n",
+        f"FROM {RUN} PIVOT(COUNT(queue_position) FOR attempts IN (99 AS y)) AS run({aliases})\n",
+    )
+    assert hidden != lanes
+    stalled, dead = _problems(hidden, config)
+    assert stalled == (
+        "lane_health.runs_stalled: lineage reaches pipeline_run.user_runs_today; "
+        "expected exactly pipeline_run.reason"
+    )
+    assert dead.startswith("lane_health.looks_dead: lineage reaches ")
+    assert "pipeline_run.user_runs_today" in dead.split(";")[0]
