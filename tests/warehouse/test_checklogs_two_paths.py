@@ -219,9 +219,11 @@ def test_a_small_run_is_judged_by_python_and_a_large_one_in_sql(
     for owner, name in ((FastCheck, "check"), (FastJudge, "stage")):
         real = getattr(owner, name)
 
-        def spy(self: Any, *args: Any, _real: Any = real, _name: str = name) -> Any:
+        def spy(
+            self: Any, *args: Any, _real: Any = real, _name: str = name, **keywords: Any
+        ) -> Any:
             calls.append(_name)
-            return _real(self, *args)
+            return _real(self, *args, **keywords)
 
         monkeypatch.setattr(owner, name, spy)
     lines = valid_lines(21, 40, entries=False)

@@ -204,7 +204,7 @@ def test_a_services_own_event_loads_alike_in_sql_and_in_python(tmp_path: Path) -
         )
         staging = Staging(con, SINK_TABLE, sink, fast=True, fresh=True)
         assert staging.fast is not None
-        staging.fast.stage(con, log)
+        staging.fast.stage(con, log, reset=staging.reset)
         staged = con.execute(f"SELECT kind, count(*) FROM {STAGED} GROUP BY kind").fetchall()
     assert sorted(staged) == [("python", 10), ("telemetry", 190)]
 

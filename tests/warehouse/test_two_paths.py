@@ -85,7 +85,7 @@ def _staged_kinds(path: Path) -> Counter[str] | None:
     with duckdb.connect() as con, LogInput(path) as log:
         staging = _Staging(con, SINK_TABLE, create_sink(con), fast=True, fresh=True)
         assert staging.fast is not None
-        if not qualifies(log) or staging.fast.stage(con, log) is None:
+        if not qualifies(log) or staging.fast.stage(con, log, reset=staging.reset) is None:
             return None
         return Counter(
             dict(con.execute(f"SELECT kind, count(*) FROM {STAGED} GROUP BY kind").fetchall())

@@ -15,7 +15,7 @@ land in the staging table, and ``_loading.load`` finishes the file the same way.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 import duckdb
@@ -81,15 +81,22 @@ class FastJudge:
             for shape in SHAPES
         }
 
-    def stage(self, con: duckdb.DuckDBPyConnection, log: LogInput) -> dict[Kind, int] | None:
+    def stage(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        log: LogInput,
+        *,
+        reset: Callable[[], None],
+    ) -> dict[Kind, int] | None:
         """Judge the file into the staging table: the records by kind, not counting the
         lines left to Python (``python_lines``). None when DuckDB cannot read the file
-        exactly; the staging table is then left empty, for the slow path."""
+        exactly; the staging table is then emptied by ``reset`` (the refusal may have
+        aborted the load's transaction), for the slow path."""
         insert = self._insert[file_shape(head(log))]
         try:
             con.execute(insert, {"path": str(opened(log))})
         except (duckdb.InvalidInputException, duckdb.IOException):
-            con.execute(f"DELETE FROM {STAGED}")
+            reset()
             return None
         rows = con.execute(
             f"SELECT kind, count(*) FROM {STAGED} WHERE kind NOT IN ('blank', '{PYTHON}') "

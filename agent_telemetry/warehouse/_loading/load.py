@@ -123,10 +123,10 @@ def load_logs(
                     if progress is not None:
                         progress.start_file(path.name, size_on_disk(path))
                     staging.last = number == len(files)
-                    try:
-                        loaded.append(_load_file(staging, log, spool, progress))
-                    finally:
-                        staging.clear()
+                    loaded.append(_load_file(staging, log, spool, progress))
+                    # (Not on an error: the load stops, and a DuckDB error leaves the
+                    # transaction aborted until ``drop`` rolls it back.)
+                    staging.clear()
                     if progress is not None:
                         progress.finish_file()
     finally:
@@ -144,7 +144,7 @@ def _load_file(
 ) -> FileLoad:
     report = FileLoad(log.label, log.layout, str(log.encoding))
     counts = (
-        staging.fast.stage(staging.con, log)
+        staging.fast.stage(staging.con, log, reset=staging.reset)
         if staging.fast is not None and qualifies(log)
         else None
     )

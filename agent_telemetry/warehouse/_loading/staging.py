@@ -34,6 +34,11 @@ class Staging:
         # (``store.adopt_staged``). The staging table then lives beside the table (a
         # rename stays in its schema); later files stage in a temporary one.
         self._adopting = fresh
+        # Until it is adopted that staging table is in the main schema: a transaction
+        # keeps a load killed before then from leaving it in the database file.
+        self._pending = fresh and not _in_transaction(con)
+        if self._pending:
+            con.begin()
         self._create_staged(temporary=not fresh)
         self._earlier = EarlierEntries(con)
         self.last = False  # the load's last file: no later file needs its entries
@@ -55,7 +60,22 @@ class Staging:
         file's counts."""
         self.con.execute(f"DELETE FROM {STAGED}")
 
+    def reset(self) -> None:
+        """Empty the staging table after DuckDB refused to read a file. Before the first
+        file is stored, the refusal aborted the load's transaction: it starts again, as
+        it was (nothing was stored, no entries were seen)."""
+        if not self._pending:
+            self.clear()
+            return
+        self.con.rollback()
+        self.con.begin()
+        self._create_staged(temporary=False)
+        self._earlier = EarlierEntries(self.con)
+
     def drop(self) -> None:
+        if self._pending:  # the load stopped before any file was stored
+            self._pending = False
+            self.con.rollback()
         self.con.execute(f"DROP TABLE IF EXISTS {STAGED}")
         self._earlier.drop()
         self.con.execute(f"SET enable_progress_bar = {bool(self._bar)}")
@@ -80,5 +100,18 @@ class Staging:
             return copy_staged(self.con, self.table, self.sink, label)
         stored = adopt_staged(self.con, self.table, label)
         self._adopting = False
+        if self._pending:
+            self._pending = False
+            self.con.commit()
         self._create_staged(temporary=True)
         return stored
+
+
+def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the caller holds a transaction open on ``con`` (then a process killed
+    mid-load loses the load whole). Under autocommit each statement has its own
+    transaction id; DuckDB has no direct question for it, and a second BEGIN would
+    abort the caller's transaction."""
+    ((first,),) = con.execute("SELECT txid_current()").fetchall()
+    ((second,),) = con.execute("SELECT txid_current()").fetchall()
+    return bool(first == second)
