@@ -192,3 +192,17 @@ def test_a_fresh_load_interrupted_leaves_the_connection_to_the_caller(tmp_path: 
         tables = con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()
         ((rows,),) = con.execute(f"SELECT count(*) FROM {SINK_TABLE}").fetchall()
     assert (tables, rows) == ([("notes",), (SINK_TABLE,)], 0)
+
+
+@pytest.mark.parametrize("name", ["None", "null"])
+def test_a_fresh_load_keeps_the_users_tables_whatever_their_names(
+    tmp_path: Path, name: str
+) -> None:
+    # The sink table is set aside under a name of the load's own while the first file's
+    # rows take its place: never under a name a user's table may have.
+    with duckdb.connect() as con:
+        con.execute(f'CREATE TABLE "{name}" AS SELECT 42 AS kept')
+        load_logs(con, _files(tmp_path, ["admin"]))
+        rows = con.execute(f'SELECT kept FROM "{name}"').fetchall()
+        lanes = con.execute(f"SELECT jsonPayload.lane FROM {SINK_TABLE}").fetchall()
+    assert (rows, lanes) == ([(42,)], [("admin",)])
