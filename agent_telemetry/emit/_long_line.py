@@ -99,7 +99,6 @@ class LongLines:
     """How one pollable descriptor takes lines longer than ``PIPE_BUF``."""
 
     def __init__(self, fd: int, ready: Callable[[int], list[tuple[int, int]]]) -> None:
-        self._fd = fd
         self._ready = ready
         mode = os.fstat(fd).st_mode
         self._room: Callable[[], int | None] = (

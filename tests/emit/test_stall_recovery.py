@@ -8,15 +8,19 @@ the rendered line directly (tests/emit/test_stall.py does the same for an 8 KiB 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import socket
 import threading
 import time
 
 import pytest
 
+from agent_telemetry.emit._long_line import PAGE
 from agent_telemetry.emit._output import WRITE_TIMEOUT_SECONDS, LineWriter, Shared
+from tests.emit.test_stall import pipe_with_sparse_pages
 from tests.emit.test_stalled_stream import SLACK, drain, full_pipe, within
 
 SHORT_LINE = b'{"event":"short_line","n":1}\n'
@@ -131,3 +135,82 @@ def test_without_a_non_blocking_write_a_long_line_still_goes_out_whole(
     assert seen == LONG_LINE
     assert json.loads(seen)["event"] == "long_line"
     assert dict(shared.counters.emitted) == {"long": 1}
+
+
+def _pipe_with_full_pages_free(free: int) -> tuple[int, int]:
+    """A blocking pipe nobody reads, every used page full (one 4,096-byte write each), and
+    ``free`` pages free; the writer's estimate keeps one of them for a part-read page."""
+    read, write = os.pipe()
+    import fcntl
+
+    pages = int(fcntl.fcntl(write, 1032)) // PAGE  # F_GETPIPE_SZ
+    for _ in range(pages - free):
+        os.write(write, b"f" * (PAGE - 1) + b"\n")
+    return read, write
+
+
+def test_a_long_line_exactly_as_long_as_the_room_the_pipe_promises_goes_out_whole() -> None:
+    """Three pages free, of which the writer counts two as surely its own: a line of
+    exactly two pages fits and is written at once, not dropped at the bound."""
+    line = b'{"event":"long_line","pad":"' + b"p" * (2 * PAGE - 31) + b'"}\n'
+    assert len(line) == 2 * PAGE
+    shared = Shared()
+    shared.write_timeout = 0.2
+    read, write = _pipe_with_full_pages_free(3)
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+    try:
+        written, _ = within(0.2 + SLACK, lambda: writer.info(line, {"event": "long"}))
+        seen = drain(read)
+    finally:
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert written is not None
+    assert not shared.counters.write_timeouts
+    assert seen.endswith(b"\n" + line)
+
+
+def test_a_long_line_on_a_socket_with_room_goes_out_whole() -> None:
+    """stdout as a socket (systemd's journal) whose reader keeps up: its room is not known,
+    so the line is written at once."""
+    ours, theirs = socket.socketpair()
+    stream = os.fdopen(ours.fileno(), "wb", buffering=0, closefd=False)
+    shared = Shared()
+    shared.write_timeout = 0.2
+    writer = LineWriter(shared, stream)
+    try:
+        written, _ = within(0.2 + SLACK, lambda: writer.info(LONG_LINE, {"event": "long"}))
+        theirs.setblocking(False)
+        seen = b""
+        with contextlib.suppress(BlockingIOError):
+            while chunk := theirs.recv(65536):
+                seen += chunk
+    finally:
+        stream.close()
+        ours.close()
+        theirs.close()
+    assert written is not None
+    assert not shared.counters.write_timeouts
+    assert seen == LONG_LINE
+
+
+def test_a_long_line_whose_reader_goes_away_halfway_is_counted_as_a_fragment() -> None:
+    """The pipe took part of the line, then its reader closed it: a fragment is on the
+    stream (``partial_write``), not a line dropped whole (``write_timeouts``)."""
+    read, write = pipe_with_sparse_pages(1)  # room by bytes, one page by the kernel's count
+    shared = Shared()
+    shared.write_timeout = 5.0
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+    closer = threading.Timer(0.2, os.close, (read,))
+    closer.start()
+    try:
+        written, _ = within(5.0 + SLACK, lambda: writer.info(LONG_LINE, {"event": "long"}))
+        closer.join(5)
+    finally:
+        stream.close()
+        os.close(write)
+    assert written is None
+    assert dict(shared.counters.partial_write) == {"long": 1}
+    assert not shared.counters.write_timeouts
