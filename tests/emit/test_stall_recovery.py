@@ -9,6 +9,7 @@ the rendered line directly (tests/emit/test_stall.py does the same for an 8 KiB 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -18,7 +19,7 @@ import time
 
 import pytest
 
-from agent_telemetry.emit._long_line import PAGE
+from agent_telemetry.emit._long_line import PAGE, PIPE_BUF
 from agent_telemetry.emit._output import WRITE_TIMEOUT_SECONDS, LineWriter, Shared
 from tests.emit.test_stall import pipe_with_sparse_pages
 from tests.emit.test_stalled_stream import SLACK, drain, full_pipe, within
@@ -213,4 +214,56 @@ def test_a_long_line_whose_reader_goes_away_halfway_is_counted_as_a_fragment() -
         os.close(write)
     assert written is None
     assert dict(shared.counters.partial_write) == {"long": 1}
+    assert not shared.counters.write_timeouts
+
+
+def test_a_line_of_exactly_pipe_buf_bytes_takes_the_pipes_last_free_page() -> None:
+    """One page free and nobody reading: the pipe takes a ``PIPE_BUF`` write whole, at once
+    (the long-line path, which keeps a page for the reader's part-read one, would wait)."""
+    line = b'{"event":"short_line","pad":"' + b"p" * (PIPE_BUF - 32) + b'"}\n'
+    assert len(line) == PIPE_BUF
+    shared = Shared()
+    shared.write_timeout = 0.2
+    read, write = _pipe_with_full_pages_free(1)
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+    try:
+        written, _ = within(0.2 + SLACK, lambda: writer.info(line, {"event": "short"}))
+        seen = drain(read)
+    finally:
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert written is not None
+    assert not shared.counters.write_timeouts
+    assert seen.endswith(b"\n" + line)
+
+
+def test_where_the_kernel_refuses_a_non_blocking_pipe_write_a_long_line_goes_out_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Linux before 5.x has ``RWF_NOWAIT`` but refuses it on a pipe (``EOPNOTSUPP``): the
+    line is written as a blocking write, whole, rather than dropped."""
+    pwritev = os.pwritev
+
+    def refusing(fd: int, buffers: list[memoryview], offset: int, flags: int = 0) -> int:
+        if flags:
+            raise OSError(errno.EOPNOTSUPP, "not supported")
+        return pwritev(fd, buffers, offset, flags)
+
+    monkeypatch.setattr(os, "pwritev", refusing)
+    shared = Shared()
+    shared.write_timeout = 0.2
+    read, write = os.pipe()
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    try:
+        writer = LineWriter(shared, stream)
+        written, _ = within(0.2 + SLACK, lambda: writer.info(LONG_LINE, {"event": "long"}))
+        seen = drain(read)
+    finally:
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert written is not None
+    assert seen == LONG_LINE
     assert not shared.counters.write_timeouts
