@@ -267,3 +267,28 @@ def test_where_the_kernel_refuses_a_non_blocking_pipe_write_a_long_line_goes_out
     assert written is not None
     assert seen == LONG_LINE
     assert not shared.counters.write_timeouts
+
+
+def test_after_a_fragment_a_long_line_ends_it_and_the_next_line_follows_with_no_blank_line() -> (
+    None
+):
+    """The long line after a cut starts with the newline that ends the fragment; once it is
+    out whole, lines go out as before: no empty line, none lost."""
+    read, write = pipe_with_sparse_pages(1)
+    shared = Shared()
+    shared.write_timeout = 0.1
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+    try:
+        assert writer.info(LONG_LINE, {"event": "cut"}) is None  # begun, not finished
+        assert dict(shared.counters.partial_write) == {"cut": 1}
+        seen = drain(read)
+        assert writer.info(LONG_LINE, {"event": "long"}) is not None
+        assert writer.info(SHORT_LINE, {"event": "short"}) is not None
+        seen += drain(read)
+    finally:
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert seen.endswith(b"\n" + LONG_LINE + SHORT_LINE)
+    assert dict(shared.counters.emitted) == {"long": 1, "short": 1}
