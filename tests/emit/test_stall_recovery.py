@@ -292,3 +292,43 @@ def test_after_a_fragment_a_long_line_ends_it_and_the_next_line_follows_with_no_
         os.close(write)
     assert seen.endswith(b"\n" + LONG_LINE + SHORT_LINE)
     assert dict(shared.counters.emitted) == {"long": 1, "short": 1}
+
+
+def test_a_line_that_waited_for_the_lock_still_waits_the_rest_of_the_bound_for_the_pipe() -> None:
+    """Another thread held the write lock for a moment, then the pipe was full and its
+    reader caught up: the line had bound left for both waits, and goes out."""
+    shared = Shared()
+    shared.write_timeout = 5.0
+    read, write = full_pipe()
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+    seen: list[bytes] = []
+    holding = threading.Event()
+
+    def other_writer() -> None:  # mid-line for a moment
+        with shared.lock:
+            holding.set()
+            time.sleep(0.1)
+
+    releaser = threading.Thread(target=other_writer)
+
+    def late_reader() -> None:
+        time.sleep(0.4)
+        seen.append(drain(read))
+
+    reader = threading.Thread(target=late_reader)
+    releaser.start()
+    holding.wait(5)
+    reader.start()
+    try:
+        written, _ = within(5.0 + SLACK, lambda: writer.info(SHORT_LINE, {"event": "short"}))
+        reader.join(5)
+        seen.append(drain(read))
+    finally:
+        releaser.join(5)
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert written is not None
+    assert not shared.counters.write_timeouts
+    assert b"".join(seen).endswith(SHORT_LINE)
