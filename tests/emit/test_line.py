@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
+
 from agent_telemetry.emit import counters, emit
 from agent_telemetry.schema import (
     EVENTS,
@@ -103,6 +105,21 @@ def test_keywords_beside_an_instance_are_counted_not_used(lenient: io.StringIO) 
     emit(PipelineRun(lane="admin", status="ok"), lane="public")
     (line,) = lines(lenient)
     assert line["lane"] == "admin"
+    assert line["unknown_fields"] == 1
+
+
+@pytest.mark.parametrize("queue_wait_ms", [5, -5], ids=["valid", "invalid"])
+def test_an_instance_carrying_an_unknown_key_beside_one_keyword_still_flags_both(
+    lenient: io.StringIO, queue_wait_ms: int
+) -> None:
+    """One unknown key inside a forged instance and one keyword beside it: two unknowns,
+    never cancelling out, whether the rest of the instance is valid or not."""
+    forged = PipelineRun.model_construct(lane="admin", status="ok", queue_wait_ms=queue_wait_ms)
+    forged.__dict__["smuggled"] = "x"
+    emit(forged, lane="public")
+    (line,) = lines(lenient)
+    assert line["lane"] == "admin"
+    assert "smuggled" not in line
     assert line["unknown_fields"] == 1
 
 
