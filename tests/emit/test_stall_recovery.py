@@ -332,3 +332,44 @@ def test_a_line_that_waited_for_the_lock_still_waits_the_rest_of_the_bound_for_t
     assert written is not None
     assert not shared.counters.write_timeouts
     assert b"".join(seen).endswith(SHORT_LINE)
+
+
+def test_a_zero_timeout_never_waits_for_a_writer_stuck_holding_the_lock() -> None:
+    shared = Shared()
+    shared.write_timeout = 0.0
+    writer = LineWriter(shared, io.BytesIO())
+    holding, done = threading.Event(), threading.Event()
+
+    def stuck_writer() -> None:
+        with shared.lock:
+            holding.set()
+            done.wait(10)
+
+    holder = threading.Thread(target=stuck_writer)
+    holder.start()
+    holding.wait(5)
+    try:
+        written, took = within(SLACK, lambda: writer.info(SHORT_LINE, {"event": "short"}))
+    finally:
+        done.set()
+        holder.join(5)
+    assert written is None
+    assert took < 0.5  # the bound is 0: a millisecond's look at the lock, not a second
+    assert dict(shared.counters.write_timeouts) == {"short": 1}
+
+
+def test_a_zero_timeout_never_waits_for_a_long_line_on_a_full_pipe() -> None:
+    shared = Shared()
+    shared.write_timeout = 0.0
+    read, write = full_pipe()
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+    try:
+        written, took = within(SLACK, lambda: writer.info(LONG_LINE, {"event": "long"}))
+    finally:
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert written is None
+    assert took < 0.5  # the bound is 0: no wait for room, not a second's
+    assert dict(shared.counters.write_timeouts) == {"long": 1}
