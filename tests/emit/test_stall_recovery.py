@@ -373,3 +373,35 @@ def test_a_zero_timeout_never_waits_for_a_long_line_on_a_full_pipe() -> None:
     assert written is None
     assert took < 0.5  # the bound is 0: no wait for room, not a second's
     assert dict(shared.counters.write_timeouts) == {"long": 1}
+
+
+@pytest.mark.parametrize("line", [SHORT_LINE, LONG_LINE], ids=["short", "long"])
+def test_the_wait_for_the_lock_and_the_wait_for_a_full_pipe_share_one_bound(line: bytes) -> None:
+    """Another writer held the lock for most of the bound, then the pipe stayed full: the
+    line is dropped when the bound runs out, not a whole bound after the lock came free."""
+    bound, held = 2.0, 1.8
+    shared = Shared()
+    shared.write_timeout = bound
+    read, write = full_pipe()
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+    holding = threading.Event()
+
+    def other_writer() -> None:
+        with shared.lock:
+            holding.set()
+            time.sleep(held)
+
+    holder = threading.Thread(target=other_writer)
+    holder.start()
+    holding.wait(5)
+    try:
+        written, took = within(2 * bound + SLACK, lambda: writer.info(line, {"event": "e"}))
+    finally:
+        holder.join(5)
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert written is None
+    assert took < bound + (bound - held) + 0.7  # not held + a whole bound (3.8 s)
+    assert dict(shared.counters.write_timeouts) == {"e": 1}
