@@ -405,3 +405,22 @@ def test_the_wait_for_the_lock_and_the_wait_for_a_full_pipe_share_one_bound(line
     assert written is None
     assert took < bound + (bound - held) + 0.7  # not held + a whole bound (3.8 s)
     assert dict(shared.counters.write_timeouts) == {"e": 1}
+
+
+def test_a_writer_reset_as_in_a_forked_child_still_counts_a_stalled_line() -> None:
+    """What the child's at-fork hook leaves (new locks, zeroed counters) still writes and
+    counts. Run in this process: a forked child's calls are invisible to mutation testing's
+    record of which tests reach the hook (tests/emit/test_fork.py forks for real)."""
+    shared = Shared()
+    shared.write_timeout = 0.0
+    shared._after_fork_in_child()  # what os.register_at_fork runs in the child
+    read, write = full_pipe()
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+    try:
+        assert writer.info(SHORT_LINE, {"event": "short"}) is None
+    finally:
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert dict(shared.counters.write_timeouts) == {"short": 1}
