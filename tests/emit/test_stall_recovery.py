@@ -424,3 +424,29 @@ def test_a_writer_reset_as_in_a_forked_child_still_counts_a_stalled_line() -> No
         os.close(read)
         os.close(write)
     assert dict(shared.counters.write_timeouts) == {"short": 1}
+
+
+def test_waiting_for_room_for_a_long_line_sleeps_rather_than_spins() -> None:
+    """A service thread waiting out the bound on a full pipe leaves the CPU to the service:
+    it looks for room at most every 10 ms, not in a loop."""
+    shared = Shared()
+    shared.write_timeout = 0.5
+    read, write = full_pipe()
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+
+    def timed() -> tuple[object, float]:
+        started = time.thread_time()
+        written = writer.info(LONG_LINE, {"event": "long"})
+        return written, time.thread_time() - started
+
+    try:
+        (written, cpu), took = within(0.5 + SLACK, timed)
+    finally:
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert written is None
+    assert took >= 0.45
+    assert cpu < 0.05, cpu  # sleeping: about 50 looks of a few microseconds each
+    assert dict(shared.counters.write_timeouts) == {"long": 1}
