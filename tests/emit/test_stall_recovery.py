@@ -450,3 +450,28 @@ def test_waiting_for_room_for_a_long_line_sleeps_rather_than_spins() -> None:
     assert took >= 0.45
     assert cpu < 0.05, cpu  # sleeping: about 50 looks of a few microseconds each
     assert dict(shared.counters.write_timeouts) == {"long": 1}
+
+
+def test_waiting_to_finish_a_begun_long_line_sleeps_in_poll_rather_than_spins() -> None:
+    """The pipe took part of the line and its reader stalled: the rest waits in ``poll``
+    for what is left of the bound, not in a loop of short looks."""
+    read, write = pipe_with_sparse_pages(1)
+    shared = Shared()
+    shared.write_timeout = 1.0
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    writer = LineWriter(shared, stream)
+
+    def timed() -> tuple[object, float]:
+        started = time.thread_time()
+        written = writer.info(LONG_LINE, {"event": "long"})
+        return written, time.thread_time() - started
+
+    try:
+        (written, cpu), _ = within(1.0 + SLACK, timed)
+    finally:
+        stream.close()
+        os.close(read)
+        os.close(write)
+    assert written is None
+    assert dict(shared.counters.partial_write) == {"long": 1}
+    assert cpu < 0.01, cpu  # one poll (under 1 ms measured), not one a millisecond (15-25 ms)
