@@ -16,6 +16,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -26,6 +27,19 @@ from tests.emit.test_stalled_stream import SLACK, drain, full_pipe, within
 
 SHORT_LINE = b'{"event":"short_line","n":1}\n'
 LONG_LINE = b'{"event":"long_line","pad":"' + b"p" * (8 * 1024) + b'"}\n'
+
+
+@contextlib.contextmanager
+def _writer_over(shared: Shared, read: int, write: int) -> Iterator[LineWriter]:
+    """A LineWriter on the pipe's write end as an unbuffered stream; the stream and both
+    ends are closed after the test's writes."""
+    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
+    try:
+        yield LineWriter(shared, stream)
+    finally:
+        stream.close()
+        os.close(read)
+        os.close(write)
 
 
 def test_a_line_waits_for_a_stalled_pipe_that_drains_within_the_bound_and_goes_out() -> None:
@@ -63,16 +77,10 @@ def test_a_writer_nobody_configured_drops_a_line_on_a_stalled_pipe_after_the_def
 ):
     shared = Shared()  # no configure(write_timeout=...): the documented default
     read, write = full_pipe()
-    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
-    writer = LineWriter(shared, stream)
-    try:
+    with _writer_over(shared, read, write) as writer:
         written, took = within(
             WRITE_TIMEOUT_SECONDS + SLACK, lambda: writer.info(SHORT_LINE, {"event": "short"})
         )
-    finally:
-        stream.close()
-        os.close(read)
-        os.close(write)
     assert written is None
     assert took >= WRITE_TIMEOUT_SECONDS * 0.9
     assert dict(shared.counters.write_timeouts) == {"short": 1}
@@ -158,15 +166,9 @@ def test_a_long_line_exactly_as_long_as_the_room_the_pipe_promises_goes_out_whol
     shared = Shared()
     shared.write_timeout = 0.2
     read, write = _pipe_with_full_pages_free(3)
-    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
-    writer = LineWriter(shared, stream)
-    try:
+    with _writer_over(shared, read, write) as writer:
         written, _ = within(0.2 + SLACK, lambda: writer.info(line, {"event": "long"}))
         seen = drain(read)
-    finally:
-        stream.close()
-        os.close(read)
-        os.close(write)
     assert written is not None
     assert not shared.counters.write_timeouts
     assert seen.endswith(b"\n" + line)
@@ -225,15 +227,9 @@ def test_a_line_of_exactly_pipe_buf_bytes_takes_the_pipes_last_free_page() -> No
     shared = Shared()
     shared.write_timeout = 0.2
     read, write = _pipe_with_full_pages_free(1)
-    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
-    writer = LineWriter(shared, stream)
-    try:
+    with _writer_over(shared, read, write) as writer:
         written, _ = within(0.2 + SLACK, lambda: writer.info(line, {"event": "short"}))
         seen = drain(read)
-    finally:
-        stream.close()
-        os.close(read)
-        os.close(write)
     assert written is not None
     assert not shared.counters.write_timeouts
     assert seen.endswith(b"\n" + line)
@@ -277,19 +273,13 @@ def test_after_a_fragment_a_long_line_ends_it_and_the_next_line_follows_with_no_
     read, write = pipe_with_sparse_pages(1)
     shared = Shared()
     shared.write_timeout = 0.1
-    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
-    writer = LineWriter(shared, stream)
-    try:
+    with _writer_over(shared, read, write) as writer:
         assert writer.info(LONG_LINE, {"event": "cut"}) is None  # begun, not finished
         assert dict(shared.counters.partial_write) == {"cut": 1}
         seen = drain(read)
         assert writer.info(LONG_LINE, {"event": "long"}) is not None
         assert writer.info(SHORT_LINE, {"event": "short"}) is not None
         seen += drain(read)
-    finally:
-        stream.close()
-        os.close(read)
-        os.close(write)
     assert seen.endswith(b"\n" + LONG_LINE + SHORT_LINE)
     assert dict(shared.counters.emitted) == {"long": 1, "short": 1}
 
@@ -362,14 +352,8 @@ def test_a_zero_timeout_never_waits_for_a_long_line_on_a_full_pipe() -> None:
     shared = Shared()
     shared.write_timeout = 0.0
     read, write = full_pipe()
-    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
-    writer = LineWriter(shared, stream)
-    try:
+    with _writer_over(shared, read, write) as writer:
         written, took = within(SLACK, lambda: writer.info(LONG_LINE, {"event": "long"}))
-    finally:
-        stream.close()
-        os.close(read)
-        os.close(write)
     assert written is None
     assert took < 0.5  # the bound is 0: no wait for room, not a second's
     assert dict(shared.counters.write_timeouts) == {"long": 1}
@@ -415,14 +399,8 @@ def test_a_writer_reset_as_in_a_forked_child_still_counts_a_stalled_line() -> No
     shared.write_timeout = 0.0
     shared._after_fork_in_child()  # what os.register_at_fork runs in the child
     read, write = full_pipe()
-    stream = os.fdopen(write, "wb", buffering=0, closefd=False)
-    writer = LineWriter(shared, stream)
-    try:
+    with _writer_over(shared, read, write) as writer:
         assert writer.info(SHORT_LINE, {"event": "short"}) is None
-    finally:
-        stream.close()
-        os.close(read)
-        os.close(write)
     assert dict(shared.counters.write_timeouts) == {"short": 1}
 
 
